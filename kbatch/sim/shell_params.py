@@ -18,7 +18,8 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   matched text (bash(1) "Parameter Expansion").
 
 Each ``word`` is itself expanded (parameters, arithmetic, substitutions) when used; tilde expansion
-is not modelled. Positional and special parameters other than ``$?`` are not modelled here.
+is not modelled. ``P`` may be a positional or special parameter (``${1:-x}``, ``${#}``, ``${10}``;
+:mod:`kbatch.sim.shell_positional`).
 """
 
 from __future__ import annotations
@@ -29,11 +30,12 @@ from collections.abc import Callable, MutableMapping
 from typing import Literal
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_positional import special
 from kbatch.sim.shell_scan import cuts, region_end
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*]")
 _OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":")
 Mode = Literal["value", "pattern", "words"]
 Expander = Callable[[str, Mode], str]
@@ -53,23 +55,27 @@ def braced_end(text: str, start: int) -> int:
     return region_end(text, start, "}")
 
 
-def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander) -> str:
-    """The value of ``${inner}``; raises :class:`ParamError` (and ``ArithError`` for offsets)."""
+def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander,
+                  nounset: bool = False) -> str:
+    """The value of ``${inner}``; raises :class:`ParamError` (and ``ArithError`` for offsets).
+    ``nounset`` (``set -u``): an unset parameter is an error but in the ``-``, ``=``, ``?``, ``+``
+    forms (XCU ``set -u``), dash's ``P: parameter not set``."""
     if inner.startswith("#") and len(inner) > 1 and _NAME.fullmatch(inner[1:]):
-        return str(len(_lookup(inner[1:], scope, status) or ""))
+        return str(len(_set(inner[1:], _lookup(inner[1:], scope, status), nounset)))
     found = _NAME.match(inner)
     if found is None:
         raise ParamError("Bad substitution")
     name, rest = found.group(), inner[found.end():]
     value = _lookup(name, scope, status)
     if not rest:
-        return value or ""
+        return _set(name, value, nounset)
     op = next((o for o in _OPERATORS if rest.startswith(o)), None)
     if op is None:
         raise ParamError("Bad substitution")
     arg = rest[len(op):]
     if op in (":-", ":=", ":?", ":+", "-", "=", "?", "+"):
         return _test(name, value, op, arg, scope, word)
+    value = _set(name, value, nounset)
     if op == ":":
         return _substring(value or "", arg, scope, status, word)
     if op[0] == "/":
@@ -78,7 +84,14 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
 
 
 def _lookup(name: str, scope: MutableMapping[str, str], status: int) -> str | None:
-    return str(status) if name == "?" else scope.get(name)
+    return special(name, scope, status) if not name[0].isalpha() and name[0] != "_" else scope.get(name)
+
+
+def _set(name: str, value: str | None, nounset: bool) -> str:
+    """``value``, or an error under ``set -u`` when the parameter is unset (not ``$@``, ``$*``)."""
+    if value is None and nounset and name not in ("@", "*"):
+        raise ParamError(f"{name}: parameter not set")
+    return value or ""
 
 
 def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping[str, str],
@@ -98,7 +111,7 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
         raise ParamError(f"{name}: {text}")
     result = word(arg, "value")
     if kind == "=":
-        if name == "?":
+        if not name[0].isalpha() and name[0] != "_":
             raise ParamError(f"{name}: cannot assign in this way")
         scope[name] = result
     return result
