@@ -154,7 +154,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             assigned = prefix and _ASSIGNMENT.match(text, word) is not None  # ``x=$@``: one field
             values = positional(scope)
             pos = every.end()
-            if fields and double and not values and out[-1:] == ['"'] and text[pos:pos + 1] == '"':
+            empty = not values and "@" in every.group()
+            if fields and double and empty and out[-1:] == ['"'] and text[pos:pos + 1] == '"':
                 out.pop()  # ``"$@"`` with no parameters: no field at all (2.5.2)
                 double, pos = False, pos + 1
                 continue

@@ -660,7 +660,7 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
         shell.status = 0
     elif name in BUILTINS:
         if name == "set":
-            _set_options(shell, rest)
+            _set_options(shell, rest, scope)
         shell.status = 0
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
@@ -669,18 +669,24 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
         shell.spend(shell.default)
 
 
-def _set_options(shell: Shell, args: list[str]) -> None:
+def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
     """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
     ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); ``set -e`` / ``set -o errexit``
     (and ``+``): :func:`check_errexit`; the other options are taken and do nothing here. Flags
-    combine (``set -euo pipefail``: each ``o`` in a group takes the next argument as its name)."""
-    names = iter(args)
-    for arg in names:
+    combine (``set -euo pipefail``: each ``o`` in a group takes the next argument as its name). The
+    operands after them, or after ``--``, become the positional parameters (``set -- a b``)."""
+    pos = 0
+    while pos < len(args):
+        arg = args[pos]
+        pos += 1
         if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
+            set_positional(scope, args[pos - (arg != "--"):])
             return
         on = arg[0] == "-"
         for flag in arg[1:]:
-            _set_option(shell, next(names, "") if flag == "o" else flag, on)
+            name = args[pos] if flag == "o" and pos < len(args) else "" if flag == "o" else flag
+            pos += flag == "o"
+            _set_option(shell, name, on)
 
 
 _SET_FLAGS = {"f": "noglob", "e": "errexit", "u": "nounset", "x": "xtrace"}

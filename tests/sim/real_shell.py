@@ -29,7 +29,8 @@ def real_output(shell: str, script: str, args: tuple[str, ...] = ()) -> tuple[st
     return done.stdout, done.returncode
 
 
-def simulated_output(script: str, files: FileSystem | None = None, args: tuple[str, ...] = ()) -> tuple[str, int]:
+def simulated_output(script: str, files: FileSystem | None = None,
+                     args: tuple[str, ...] = ()) -> tuple[str, int]:
     """What the simulated shell prints for ``sh -c SCRIPT [ARG…]`` (its log, a line per log line)
     and its exit status, with ``$D`` a directory of the container's own layer."""
     run = interpret(["sh", "-c", script, *args], env={"D": "/tmp/scratch"},
