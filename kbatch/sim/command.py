@@ -35,7 +35,7 @@ from the container environment, as the kubelet does for command and args
 ``cat``, ``ls``…       ``cat``, ``ls``, ``touch``, ``mkdir``, ``rm`` and ``>``/``>>``/``<``
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)
-``{ }``, ``( )``…      a script with another compound command is "anything else" as a whole
+``{ }``, ``( )``, …    groups, subshells, functions and positional parameters (``sh -c S NAME A``)
 anything else          runs for ``default_duration`` and succeeds: the kubelet passes 1 s (KWOK's
                        default pod-complete delay) for a Job's pod and infinity for any other
                        (KWOK completes only a Job's pods; :mod:`kbatch.sim.images`)

@@ -9,10 +9,12 @@ LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]
 2.9.4.3). A compound command with redirections after its closing keyword (``fi > f``, 2.9.4) is a
 :class:`Redirected` one; one in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2),
 after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
-2.9.3) is a stage of a :class:`Piped`. Anything else compound (``{ }``, ``( )``, functions, a
-``for`` without ``in``) and any
-keyword out of place make :func:`parse_script` answer ``None``: the vocabulary then runs the script
-as "anything else" (:mod:`kbatch.sim.command`).
+2.9.3) is a stage of a :class:`Piped`. ``{ LIST; }`` and ``( LIST )`` are a :class:`Group` (2.9.4.1;
+a subshell's text is one item, laid out as ``(``, its lists and ``)`` first), ``NAME() COMPOUND`` and
+bash's ``function NAME`` a :class:`Function` (2.9.5). Anything else (bash's ``(( ))``, ``select``, a
+function defined inside a pipeline or an and-or list) and any keyword out of place make
+:func:`parse_script` answer ``None``: the vocabulary then runs the script as "anything else"
+(:mod:`kbatch.sim.command`).
 
 kubernetes-sigs/jobset's failure-policy examples are the model (``site/static/examples/
 failure-policy/*.yaml``: index 0 counts down in a ``for`` over ``$(seq 10 -1 1)`` inside an ``if`` on
