@@ -11,6 +11,8 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   matching ``pat`` removed; ``${P%pat}`` / ``${P%%pat}``: the same for a suffix. ``pat`` is a
   pattern (2.13) matched as ``case`` matches (:func:`fnmatch.fnmatchcase`); its quoted parts are
   literal (:func:`kbatch.sim.shell_expand.dequote` with ``as_pattern``), and ``*`` matches ``/``.
+* bash's ``${!P}`` (the parameter ``P``'s value names), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
+  (case modification, optionally of the characters matching a pattern: ``${P^^[ab]}``).
 * bash's ``${P:off}`` / ``${P:off:len}`` (arithmetic; a negative offset counts from the end and
   needs a space or parentheses, ``${P: -2}``; a negative length is an end offset from the end) and
   ``${P/pat/rep}`` (first longest match), ``${P//pat/rep}`` (every one), ``${P/#pat/rep}`` /
@@ -36,7 +38,8 @@ from kbatch.sim.shell_scan import cuts, region_end
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*]")
-_OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":")
+_OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":",
+              "^^", "^", ",,", ",")
 Mode = Literal["value", "pattern", "words"]
 Expander = Callable[[str, Mode], str]
 """Expands one word: to its value after quote removal (``value``), to a pattern whose quoted parts
@@ -62,6 +65,12 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
     forms (XCU ``set -u``), dash's ``P: parameter not set``."""
     if inner.startswith("#") and len(inner) > 1 and _NAME.fullmatch(inner[1:]):
         return str(len(_set(inner[1:], _lookup(inner[1:], scope, status), nounset)))
+    if inner.startswith("!") and (named := _NAME.match(inner, 1)) is not None:  # bash's indirection
+        target = _lookup(named.group(), scope, status) or ""
+        if not _NAME.fullmatch(target):
+            raise ParamError(f"{target}: invalid variable name" if target else
+                             f"{named.group()}: invalid indirect expansion")
+        inner = target + inner[named.end():]
     found = _NAME.match(inner)
     if found is None:
         raise ParamError("Bad substitution")
@@ -80,6 +89,8 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
         return _substring(value or "", arg, scope, status, word)
     if op[0] == "/":
         return _replace(value or "", op, arg, word)
+    if op[0] in "^,":
+        return _case(value, op, word(arg, "pattern") if arg else "")
     return _trim(value or "", op, word(arg, "pattern"))
 
 
@@ -115,6 +126,16 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
             raise ParamError(f"{name}: cannot assign in this way")
         scope[name] = result
     return result
+
+
+def _case(value: str, op: str, pattern: str) -> str:
+    """bash's ``${P^^}`` / ``${P,,}`` (every character upper / lower case) and ``${P^}`` / ``${P,}``
+    (the first), only the characters matching ``pattern`` when there is one (bash(1) "Case
+    modification"; the C locale's letters)."""
+    convert = str.upper if op[0] == "^" else str.lower
+    count = len(value) if len(op) == 2 else min(1, len(value))
+    changed = (convert(ch) if not pattern or fnmatch.fnmatchcase(ch, pattern) else ch for ch in value[:count])
+    return "".join(changed) + value[count:]
 
 
 def _trim(value: str, op: str, pattern: str) -> str:

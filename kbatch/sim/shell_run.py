@@ -34,6 +34,7 @@ from itertools import pairwise
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, set_element
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
@@ -594,19 +595,37 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
+    if (compound := compound_assignment(command)) is not None:
+        return _assign_array(shell, compound, scope)
     text = expand_text(shell, command, scope, fields=True)
     if text is None:
         return False
     argv = command_words(text)
-    if argv and all(not w.redirect and ASSIGNMENT.match(w.text) for w in argv):
+    if argv and all(not w.redirect and (ASSIGNMENT.match(w.text) or ELEMENT.match(w.text)) for w in argv):
         trace(shell, [w.text for w in argv], scope)
         for assignment in argv:
+            if (element := ELEMENT.match(assignment.text)) is not None:
+                set_element(scope, element.group(1), element.group(2), element.group(3))
+                continue
             name, _, value = assignment.text.partition("=")
             scope[name] = value
         # 2.9.1: with no command name, the status is the last command substitution's, else 0
         shell.status = shell.substituted or 0
     elif argv:
         run_redirected(shell, argv, scope)
+    return True
+
+
+def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
+    """bash's ``NAME=(WORDS)`` (:mod:`kbatch.sim.shell_arrays`): the words expanded as a command's."""
+    name, append, text = compound
+    expanded = expand_text(shell, text, scope, fields=True)
+    if expanded is None:
+        return False
+    values = pathnames(shell, command_words(expanded))
+    trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
+    set_array(scope, name, values, append)
+    shell.status = shell.substituted or 0
     return True
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_eval import COMMAND_SUBSTITUTION
 from kbatch.sim.shell_syntax import (
     Background,
@@ -51,7 +52,7 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
     """Is the simple command ``argv`` (unexpanded words) one the runner models (``functions``: the
     names the script defines, calls of which are)?"""
-    if not argv or all(ASSIGNMENT.match(w) for w in argv):
+    if not argv or all(ASSIGNMENT.match(w) or ELEMENT.match(w) for w in argv):
         return True
     while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
@@ -82,7 +83,8 @@ def _operands(argv: list[str]) -> list[str]:
 
 def _modelled_pipeline(command: str, functions: frozenset[str]) -> bool:
     pipeline = negation(command)[1]
-    return all(modelled(words(stage), functions) for stage in split_pipeline(pipeline))
+    return all(compound_assignment(stage) is not None or modelled(words(stage), functions)
+               for stage in split_pipeline(pipeline))
 
 
 def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
