@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from itertools import repeat
 from typing import NamedTuple
 
 from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
@@ -123,7 +124,9 @@ def command_words(command: str) -> list[Word]:
     out: list[str] = []
     token = ""  # the current word as written so far
     free_amp = False  # ... and it ends with an unquoted ``&``
-    for _, ch, _, kind in scan(command, nest=False):
+    quoting = "'" in command or '"' in command or "\\" in command
+    for ch, kind in (((ch, kind) for _, ch, _, kind in scan(command, nest=False)) if quoting
+                     else zip(command, repeat(FREE))):  # no quote: every character is syntax
         if kind != FREE:
             out.append(ch)
             token += ch
