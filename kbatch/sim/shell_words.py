@@ -57,6 +57,8 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
             flush(background=False)
             lists.append(([(";", DSEMI)], False))
             sep, buf, skip = ";", [], pos + 1
+        elif ch == "\n" and _continued(buf, sep):
+            buf.append(" ")
         elif ch in ";\n" or (ch == "&" and script[pos - 1:pos] not in ("<", ">", "|") and two != "&>"):
             flush(background=ch == "&")
             sep, buf = ";", []
@@ -67,6 +69,13 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
 
 
 _SEPARATORS = frozenset(";&|\n")
+
+
+def _continued(buf: list[str], sep: str) -> bool:
+    """Does the list go on after this newline: it follows ``&&`` / ``||`` with nothing yet, or a
+    pipeline's ``|`` (2.9.2-3: a newline may follow these operators)?"""
+    text = "".join(buf).rstrip()
+    return (not text and sep in ("&&", "||")) or (text.endswith("|") and not text.endswith("\\|"))
 
 
 def split_pipeline(command: str) -> list[str]:

@@ -27,6 +27,7 @@ def test_a_bar_inside_a_parameter_expansion_is_no_pipe() -> None:
     "echo $(echo a; echo b) && echo \"$(echo \"c|d\")\"",
     "X=1; echo ${X:+\"a;b\"} $((X|2))",
     "echo 'it''s'#not-a-comment; echo x#y",
+    "true &&\necho a; false ||\necho b; echo c |\ntr c d; false &&\n\necho never; echo end",
 ])
 def test_separators_in_quotes_escapes_and_substitutions_agree_with_real_shells(script: str) -> None:
     agree(script)
