@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -148,8 +149,10 @@ class _Unsupported(Exception):
     """The script leaves the syntax modelled here."""
 
 
+@lru_cache(maxsize=256)
 def parse_script(script: str) -> tuple[Node, ...] | None:
-    """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax."""
+    """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
+    tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
     items = [(tuple(chain), background) for chain, background in split_script(lift_heredocs(script))]
     try:
         body, index = _block(items, 0, frozenset())

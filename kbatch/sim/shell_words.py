@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 from itertools import repeat
 from typing import NamedTuple
 
@@ -123,6 +124,12 @@ def negation(command: str) -> tuple[bool, str]:
 
 
 def command_words(command: str) -> list[Word]:
+    """:func:`_command_words`, remembered: a loop runs the same expanded commands again and again."""
+    return list(_command_words(command))
+
+
+@lru_cache(maxsize=4096)
+def _command_words(command: str) -> tuple[Word, ...]:
     """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
     marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
     (``echo b>>f`` is ``echo b`` with ``>>f``; bash's ``echo e&>f`` is ``echo e`` with ``&>f``)
@@ -160,7 +167,8 @@ def command_words(command: str) -> list[Word]:
     unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
     operators = set(marks.values())
     make = _word if globbing else Word
-    return [make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+    return tuple(make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators)
+                 for w in words("".join(out)))
 
 
 _MAYBE_PATTERN = re.compile(r"[*?]|\[[^\s\[]")
