@@ -35,7 +35,7 @@ from the container environment, as the kubelet does for command and args
 ``cat``, ``ls``…       ``cat``, ``ls``, ``touch``, ``mkdir``, ``rm`` and ``>``/``>>``/``<``
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)
-``{ }``, ``( )``…      a script with another compound command is "anything else" as a whole
+``{ }``, ``( )``, …    groups, subshells, functions and positional parameters (``sh -c S NAME A``)
 anything else          runs for ``default_duration`` and succeeds: the kubelet passes 1 s (KWOK's
                        default pod-complete delay) for a Job's pod and infinity for any other
                        (KWOK completes only a Job's pods; :mod:`kbatch.sim.images`)
@@ -95,8 +95,9 @@ def interpret(
     words = [expand_k8s_refs(w, env) for w in argv]
     if not words:
         return ContainerRun(default_duration, 0)
-    if words[0] in SHELLS and (script := _shell_script(words[1:])) is not None:
-        return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop)
+    if words[0] in SHELLS and (index := _script_index(words[1:])) is not None:
+        script, names = words[1 + index], words[2 + index:] or [words[0]]  # ``sh -c SCRIPT $0 $1…``
+        return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop, names)
     shell = Shell(default_duration, _Files(files), stop=stop)
     run_simple(shell, words, dict(env))
     return shell.result()
@@ -120,7 +121,15 @@ def stopped_run(argv: Sequence[str], env: Mapping[str, str], signal: StopSignal,
 
 
 def _shell_script(words: Sequence[str]) -> str | None:
-    """The script a shell runs with these arguments, or None when it is not given ``-c``.
+    """The script a shell runs with these arguments, or None when it is not given ``-c``
+    (:func:`_script_index`)."""
+    index = _script_index(words)
+    return None if index is None else words[index]
+
+
+def _script_index(words: Sequence[str]) -> int | None:
+    """Where the script is among a shell's arguments, or None when it is not given ``-c``; the
+    operands after it are ``$0``, ``$1``… (XCU ``sh``).
 
     ``-c`` may come with other single-letter options, alone or combined (``bash -xc``, ``sh -e
     -c``, ``bash -o pipefail -c``), after long options (``--norc``) and before ``--``; the script
@@ -139,16 +148,21 @@ def _shell_script(words: Sequence[str]) -> str | None:
             continue
         has_c = has_c or (word[0] == "-" and not word.startswith("--") and "c" in word[1:])
         index += 1
-    return words[index] if has_c and index < len(words) else None
+    return index if has_c and index < len(words) else None
 
 
-_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n", "errexit": "set -e\n"}
+_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n", "errexit": "set -e\n",
+                     "nounset": "set -u\n"}
+_OPTION_FLAGS = (("f", "noglob"), ("e", "errexit"), ("u", "nounset"))
+"""``-x`` on the command line is not among them: every kubernetes-sigs/jobset example runs ``bash -xc``,
+and bash writes its trace otherwise than the simulated shell's ``set -x`` (dash's; see
+docs/simulation.md), so those logs keep to the script's own output."""
 
 
 def _options_set(words: Sequence[str]) -> str:
     """The ``set`` commands that give the script the shell options its command line sets and the
-    simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``): pathname expansion
-    off, pipefail, errexit."""
+    simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``, ``sh -uc``): pathname
+    expansion off, pipefail, errexit, nounset."""
     prelude: list[str] = []
     index = 0
     while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-", "--"):
@@ -160,8 +174,7 @@ def _options_set(words: Sequence[str]) -> str:
             if word == "-o" and option in _MODELLED_OPTIONS:
                 prelude.append(_MODELLED_OPTIONS[option])
         elif word[0] == "-" and not word.startswith("--"):
-            prelude.extend(_MODELLED_OPTIONS[name] for flag, name in (("f", "noglob"), ("e", "errexit"))
-                           if flag in word[1:])
+            prelude.extend(_MODELLED_OPTIONS[name] for flag, name in _OPTION_FLAGS if flag in word[1:])
     return "".join(prelude)
 
 

@@ -23,11 +23,14 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
-from kbatch.sim.shell_params import Mode, braced_end, expand_braced
+from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
+from kbatch.sim.shell_positional import positional, special
+from kbatch.sim.shell_scan import region_end
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
-_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|(\?)")
+_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([?#0-9])")
+_ALL = re.compile(r"[@*]|\{[@*]\}")  # ``$@``, ``$*``, ``${@}``, ``${*}``
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BLANKS = " \t\n"
 _DATA = "\\\"'<>"  # what the second reading as words would take as syntax outside double quotes
@@ -53,12 +56,7 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     count, name, index = found.groups()
     if index in ("@", "*"):
         values = [scope[key] for key in array_keys(scope, name)]
-        if count:
-            return str(len(values))
-        if fields and double and index == "@":
-            return '" "'.join(protect(value, True) for value in values)
-        joined = " ".join(values)
-        return protect(joined, double, ifs=scope.get("IFS")) if fields else joined
+        return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
     position = evaluate(expand(index, scope, status), scope)
     value = scope.get(ARRAY_KEY.format(name, position), scope.get(name, "") if position == 0 else "")
     if count:
@@ -66,22 +64,18 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     return protect(value, double, ifs=scope.get("IFS")) if fields else value
 
 
-def _closing(text: str, start: int, depth: int) -> int:
-    """Index just past the ``)`` that brings ``depth`` open parentheses to zero, or -1."""
-    quote = ""
-    for pos in range(start, len(text)):
-        ch = text[pos]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"" and depth == 1:
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return pos + 1
-    return -1
+def _every(values: list[str], star: bool, double: bool, fields: bool, ifs: str | None) -> str:
+    """``$@`` / ``$*`` (2.5.2), and bash's ``${a[@]}`` / ``${a[*]}``: unquoted, each value split
+    into fields by ``IFS``; ``"$@"`` a field each (none when there is no value); ``"$*"`` one
+    field, the values joined by the first character of ``IFS`` (a space when it is unset)."""
+    joined = (" " if ifs is None else ifs[:1]).join(values)
+    if not fields:
+        return joined
+    if not double:
+        return " ".join(piece for piece in (protect(value, False, ifs=ifs) for value in values) if piece)
+    if star:
+        return protect(joined, True)
+    return '" "'.join(protect(value, True) for value in values)
 
 
 def protect(value: str, double: bool, assignment: bool = False, ifs: str | None = None) -> str:
@@ -127,10 +121,12 @@ def _escape(value: str, special: str) -> str:
 
 
 def expand(text: str, scope: MutableMapping[str, str], status: int,
-           substitute: Substitute | None = None, quotes: bool = True, fields: bool = False) -> str:
+           substitute: Substitute | None = None, quotes: bool = True, fields: bool = False,
+           nounset: bool = False) -> str:
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
     ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4).
-    ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed."""
+    ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed.
+    ``nounset`` (``set -u``): an unset parameter raises :class:`ParamError`."""
     if "$" not in text:
         return text
     out: list[str] = []
@@ -154,12 +150,24 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             out.append(_array(array, scope, status, double, fields))
             pos = array.end()
             continue
+        elif ch == "$" and not single and (every := _ALL.match(text, pos + 1)) is not None:
+            assigned = prefix and _ASSIGNMENT.match(text, word) is not None  # ``x=$@``: one field
+            values = positional(scope)
+            pos = every.end()
+            empty = not values and "@" in every.group()
+            if fields and double and empty and out[-1:] == ['"'] and text[pos:pos + 1] == '"':
+                out.pop()  # ``"$@"`` with no parameters: no field at all (2.5.2)
+                double, pos = False, pos + 1
+                continue
+            out.append(protect(" ".join(values), double, True) if assigned and fields else
+                       _every(values, "*" in every.group(), double, fields, scope.get("IFS")))
+            continue
         elif ch == "$" and not single:
             if text.startswith("${", pos) and (end := braced_end(text, pos + 2)) > 0:
                 inner = text[pos + 2:end - 1]
-                piece, words = _braced(inner, scope, status, substitute, fields and not double)
+                piece, words = _braced(inner, scope, status, substitute, fields and not double, nounset)
             else:
-                (piece, end), words = _dollar(text, pos, scope, status, substitute), False
+                (piece, end), words = _dollar(text, pos, scope, status, substitute, nounset), False
             if fields and not words and piece != text[pos:end]:  # produced, not left as written
                 assigned = prefix and _ASSIGNMENT.match(text, word) is not None
                 piece = protect(piece, double, assigned, scope.get("IFS"))
@@ -172,32 +180,34 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
 
 
 def _dollar(text: str, pos: int, scope: MutableMapping[str, str], status: int,
-            substitute: Substitute | None) -> tuple[str, int]:
+            substitute: Substitute | None, nounset: bool = False) -> tuple[str, int]:
     """The expansion of the ``$`` form at ``pos`` and where the text goes on."""
     if text.startswith("$((", pos):
-        end = _closing(text, pos + 3, 2)
+        end = region_end(text, pos + 2, ")")
         if end > 0 and text[end - 2] == ")":
-            inner = expand(text[pos + 3:end - 2], scope, status, substitute)
+            inner = expand(text[pos + 3:end - 2], scope, status, substitute, nounset=nounset)
             return str(evaluate(inner, scope)), end
     if text.startswith("$(", pos):
-        end = _closing(text, pos + 2, 1)
+        end = region_end(text, pos + 2, ")")
         if end > 0 and substitute is not None:
             value = substitute(text[pos + 2:end - 1])
             if value is not None:
                 return value.rstrip("\n"), end
         return text[pos:end if end > 0 else len(text)], end if end > 0 else len(text)
     if text.startswith("${", pos) and (end := braced_end(text, pos + 2)) > 0:
-        return _braced(text[pos + 2:end - 1], scope, status, substitute, False)[0], end
+        return _braced(text[pos + 2:end - 1], scope, status, substitute, False, nounset)[0], end
     found = _NAME.match(text, pos + 1)
     if found is None:
         return "$", pos + 1
-    if found.group(3):
-        return str(status), found.end()
-    return scope.get(found.group(1) or found.group(2), ""), found.end()
+    name = found.group(3) or found.group(1) or found.group(2)
+    value = special(name, scope, status) if found.group(3) else scope.get(name)
+    if value is None and nounset:
+        raise ParamError(f"{name}: parameter not set")
+    return value or "", found.end()
 
 
 def _braced(inner: str, scope: MutableMapping[str, str], status: int, substitute: Substitute | None,
-            words: bool) -> tuple[str, bool]:
+            words: bool, nounset: bool = False) -> tuple[str, bool]:
     """``${inner}`` (:mod:`kbatch.sim.shell_params`) and whether it is already in the form read again
     as words: ``words`` (an unquoted expansion to be read so) lets the word of ``${P-w}`` / ``${P+w}``
     stand as written and expanded, so its quoted parts are not split into fields (2.6.2, 2.6.5)."""
@@ -205,13 +215,13 @@ def _braced(inner: str, scope: MutableMapping[str, str], status: int, substitute
 
     def word(text: str, mode: Mode) -> str:
         nonlocal produced
-        expanded = expand(text, scope, status, substitute, fields=True)
+        expanded = expand(text, scope, status, substitute, fields=True, nounset=nounset)
         if mode == "words" and words:
             produced = True
             return expanded
         return dequote(expanded, mode == "pattern")
 
-    value = expand_braced(inner, scope, status, word)
+    value = expand_braced(inner, scope, status, word, nounset)
     return value, produced
 
 

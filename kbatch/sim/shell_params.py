@@ -11,6 +11,8 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   matching ``pat`` removed; ``${P%pat}`` / ``${P%%pat}``: the same for a suffix. ``pat`` is a
   pattern (2.13) matched as ``case`` matches (:func:`fnmatch.fnmatchcase`); its quoted parts are
   literal (:func:`kbatch.sim.shell_expand.dequote` with ``as_pattern``), and ``*`` matches ``/``.
+* bash's ``${!P}`` (the parameter ``P``'s value names), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
+  (case modification, optionally of the characters matching a pattern: ``${P^^[ab]}``).
 * bash's ``${P:off}`` / ``${P:off:len}`` (arithmetic; a negative offset counts from the end and
   needs a space or parentheses, ``${P: -2}``; a negative length is an end offset from the end) and
   ``${P/pat/rep}`` (first longest match), ``${P//pat/rep}`` (every one), ``${P/#pat/rep}`` /
@@ -18,22 +20,26 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   matched text (bash(1) "Parameter Expansion").
 
 Each ``word`` is itself expanded (parameters, arithmetic, substitutions) when used; tilde expansion
-is not modelled. Positional and special parameters other than ``$?`` are not modelled here.
+is not modelled. ``P`` may be a positional or special parameter (``${1:-x}``, ``${#}``, ``${10}``;
+:mod:`kbatch.sim.shell_positional`).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, MutableMapping
 from typing import Literal
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_positional import special
+from kbatch.sim.shell_scan import cuts, region_end
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\?")
-_OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*]")
+_OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":",
+              "^^", "^", ",,", ",")
 Mode = Literal["value", "pattern", "words"]
 Expander = Callable[[str, Mode], str]
 """Expands one word: to its value after quote removal (``value``), to a pattern whose quoted parts
@@ -46,58 +52,57 @@ class ParamError(Exception):
     non-interactive shell exits with status 2 (dash)."""
 
 
-def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
-    """The characters of ``text`` from ``start`` outside quotes and escapes, each with its index and
-    how deep in ``{ }`` / ``( )`` it is (a closing one at the depth inside it)."""
-    depth, quote, pos = 0, "", start
-    while pos < len(text):
-        ch = text[pos]
-        if ch == "\\" and quote != "'":
-            pos += 2
-            continue
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        else:
-            depth -= ch in "})"
-            yield pos, ch, depth
-            depth += ch in "{("
-        pos += 1
-
-
 def braced_end(text: str, start: int) -> int:
     """Index just past the ``}`` closing the ``${`` whose ``{`` is at ``start - 1``, or -1: quotes,
-    escapes and nested ``${ }`` / ``$( )`` are skipped over."""
-    return next((pos + 1 for pos, ch, depth in _scan(text, start) if ch == "}" and depth == -1), -1)
+    escapes and nested ``${ }`` / ``$( )`` are skipped over (:mod:`kbatch.sim.shell_scan`)."""
+    return region_end(text, start, "}")
 
 
-def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander) -> str:
-    """The value of ``${inner}``; raises :class:`ParamError` (and ``ArithError`` for offsets)."""
+def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word: Expander,
+                  nounset: bool = False) -> str:
+    """The value of ``${inner}``; raises :class:`ParamError` (and ``ArithError`` for offsets).
+    ``nounset`` (``set -u``): an unset parameter is an error but in the ``-``, ``=``, ``?``, ``+``
+    forms (XCU ``set -u``), dash's ``P: parameter not set``."""
     if inner.startswith("#") and len(inner) > 1 and _NAME.fullmatch(inner[1:]):
-        return str(len(_lookup(inner[1:], scope, status) or ""))
+        return str(len(_set(inner[1:], _lookup(inner[1:], scope, status), nounset)))
+    if inner.startswith("!") and (named := _NAME.match(inner, 1)) is not None:  # bash's indirection
+        target = _lookup(named.group(), scope, status) or ""
+        if not _NAME.fullmatch(target):
+            raise ParamError(f"{target}: invalid variable name" if target else
+                             f"{named.group()}: invalid indirect expansion")
+        inner = target + inner[named.end():]
     found = _NAME.match(inner)
     if found is None:
         raise ParamError("Bad substitution")
     name, rest = found.group(), inner[found.end():]
     value = _lookup(name, scope, status)
     if not rest:
-        return value or ""
+        return _set(name, value, nounset)
     op = next((o for o in _OPERATORS if rest.startswith(o)), None)
     if op is None:
         raise ParamError("Bad substitution")
     arg = rest[len(op):]
     if op in (":-", ":=", ":?", ":+", "-", "=", "?", "+"):
         return _test(name, value, op, arg, scope, word)
+    value = _set(name, value, nounset)
     if op == ":":
         return _substring(value or "", arg, scope, status, word)
     if op[0] == "/":
         return _replace(value or "", op, arg, word)
+    if op[0] in "^,":
+        return _case(value, op, word(arg, "pattern") if arg else "")
     return _trim(value or "", op, word(arg, "pattern"))
 
 
 def _lookup(name: str, scope: MutableMapping[str, str], status: int) -> str | None:
-    return str(status) if name == "?" else scope.get(name)
+    return special(name, scope, status) if not name[0].isalpha() and name[0] != "_" else scope.get(name)
+
+
+def _set(name: str, value: str | None, nounset: bool) -> str:
+    """``value``, or an error under ``set -u`` when the parameter is unset (not ``$@``, ``$*``)."""
+    if value is None and nounset and name not in ("@", "*"):
+        raise ParamError(f"{name}: parameter not set")
+    return value or ""
 
 
 def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping[str, str],
@@ -117,10 +122,20 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
         raise ParamError(f"{name}: {text}")
     result = word(arg, "value")
     if kind == "=":
-        if name == "?":
+        if not name[0].isalpha() and name[0] != "_":
             raise ParamError(f"{name}: cannot assign in this way")
         scope[name] = result
     return result
+
+
+def _case(value: str, op: str, pattern: str) -> str:
+    """bash's ``${P^^}`` / ``${P,,}`` (every character upper / lower case) and ``${P^}`` / ``${P,}``
+    (the first), only the characters matching ``pattern`` when there is one (bash(1) "Case
+    modification"; the C locale's letters)."""
+    convert = str.upper if op[0] == "^" else str.lower
+    count = len(value) if len(op) == 2 else min(1, len(value))
+    changed = (convert(ch) if not pattern or fnmatch.fnmatchcase(ch, pattern) else ch for ch in value[:count])
+    return "".join(changed) + value[count:]
 
 
 def _trim(value: str, op: str, pattern: str) -> str:
@@ -155,8 +170,8 @@ def _substring(value: str, arg: str, scope: MutableMapping[str, str], status: in
 
 def _split_top(text: str, sep: str) -> tuple[str, str, str]:
     """``text`` cut at its first ``sep`` outside quotes, escapes and nested ``${ }`` / ``$( )``."""
-    found = next((pos for pos, ch, depth in _scan(text) if ch == sep and depth == 0), None)
-    return (text, "", "") if found is None else (text[:found], sep, text[found + 1:])
+    found = cuts(text, sep, inside="}")
+    return (text, "", "") if not found else (text[:found[0]], sep, text[found[0] + 1:])
 
 
 def _replace(value: str, op: str, arg: str, word: Expander) -> str:
@@ -213,5 +228,5 @@ def _ampersands(rep_text: str, word: Expander) -> Callable[[str], str]:
 
 
 def _split_amp(text: str) -> list[str]:
-    cuts = [pos for pos, ch, depth in _scan(text) if ch == "&" and depth == 0]
-    return [text[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(text)], strict=True)]
+    found = cuts(text, "&", inside="}")
+    return [text[a + 1:b] for a, b in zip([-1, *found], [*found, len(text)], strict=True)]

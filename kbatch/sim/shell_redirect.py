@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input, heredoc_body
-from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_nodes, run_simple
+from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_nodes, run_simple, trace
 from kbatch.sim.shell_syntax import Node, Redirected, Word, command_words, words
 from kbatch.sim.shell_vocab import READS_STDIN, first_unmodelled, modelled
 
@@ -41,8 +41,9 @@ def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMappi
     reading all of it is killed by SIGPIPE (status 141; ``yes | head -1``, :func:`_writer_status`).
     A stage the vocabulary does not model makes the whole pipeline "anything else" (the default
     duration, status 0)."""
-    if not all(modelled(words(stage)) if isinstance(stage, str) else first_unmodelled((stage,)) is None
-               for stage in stages):
+    functions = frozenset(shell.functions)
+    if not all(modelled(words(stage), functions) if isinstance(stage, str)
+               else first_unmodelled((stage,), functions) is None for stage in stages):
         shell.status = 0
         shell.spend(shell.default)
         return
@@ -122,6 +123,7 @@ def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, st
     if not words_:
         return
     args = pathnames(shell, words_)
+    trace(shell, args, scope)
     _redirected(shell, where, scope, lambda stdin: run_simple(shell, args, scope, stdin))
 
 

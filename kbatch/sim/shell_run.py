@@ -34,15 +34,19 @@ from itertools import pairwise
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, set_element
 from kbatch.sim.shell_eval import condition_status, for_items
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_params import ParamError
+from kbatch.sim.shell_positional import set_positional
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
     For,
+    Function,
+    Group,
     If,
     Node,
     Piped,
@@ -127,11 +131,17 @@ class Shell:
         self.substituted: int | None = None  # the last ``$( )``'s status in the current command
         self.pipe_writer = False  # a pipeline's stage before the last: ``yes`` writes a bounded run
         self.endless = False  # ... and did (its reader decides when it ends)
+        self.nounset = False  # ``set -u``: expanding an unset parameter is an error
+        self.xtrace = False  # ``set -x``: each command traced on standard error (:func:`trace`)
+        self.functions: dict[str, Node] = {}  # defined functions' bodies (2.9.5)
+        self.frames: list[dict[str, str | None]] = []  # per running function: ``local`` names' outer values
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
         sub.cwd, sub.stdin, sub.noglob, sub.pipefail = self.cwd, self.stdin, self.noglob, self.pipefail
         sub.errexit, sub.exempt = self.errexit, self.exempt
+        sub.nounset, sub.xtrace = self.nounset, self.xtrace
+        sub.functions, sub.frames = dict(self.functions), [dict(frame) for frame in self.frames]
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -255,12 +265,15 @@ class Shell:
 
 
 def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None,
-               stop: StopSignal | None = None) -> ContainerRun:
-    """The run of ``sh -c SCRIPT``; with ``stop``, the run the stop signal interrupts."""
+               stop: StopSignal | None = None, args: Sequence[str] = ("sh",)) -> ContainerRun:
+    """The run of ``sh -c SCRIPT [NAME [ARG…]]`` (``args``: ``$0`` and the positional parameters);
+    with ``stop``, the run the stop signal interrupts."""
     nodes = parse_script(script)
     if nodes is None:
         return ContainerRun(default, 0)
     shell = Shell(default, _Files(files), stop=stop)
+    env["=0"] = args[0] if args else "sh"
+    set_positional(env, args[1:])
     try:
         run_nodes(shell, nodes, env)
         run_exit_trap(shell, env)
@@ -321,8 +334,35 @@ def run_nodes(shell: Shell, nodes: Sequence[Node], scope: MutableMapping[str, st
             _run_background(shell, node.node, scope)
         elif isinstance(node, Redirected):
             run_compound_redirected(shell, node, scope)
+        elif isinstance(node, Group):
+            _run_group(shell, node, scope)
+        elif isinstance(node, Function):
+            shell.functions[node.name] = node.body
+            shell.status = 0
         else:
             _run_piped(shell, node, scope)
+
+
+def _run_group(shell: Shell, node: Group, scope: MutableMapping[str, str]) -> None:
+    """``{ LIST; }`` in the shell itself; ``( LIST )`` in a subshell (2.9.4.1, 2.12): it writes
+    where the shell writes and reads what it reads, its time is the shell's, but its variables,
+    directory, options, functions and traps stay in it, and its ``exit`` ends only it (its ``EXIT``
+    trap runs then)."""
+    if not node.subshell:
+        run_nodes(shell, node.body, scope)
+        return
+    sub = shell.subshell()
+    sub.sink, sub.err_sink, sub.captured = shell.sink, shell.err_sink, shell.captured
+    sub.open_line = shell.open_line
+    inner = dict(scope)
+    run_nodes(sub, node.body, inner)
+    run_exit_trap(sub, inner)
+    if sub.logs:
+        shell.open_line = sub.open_line
+    shell.absorb(sub, shell.duration)
+    shell.spend(sub.duration)
+    shell.status = sub.status
+    check_errexit(shell)
 
 
 def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> None:
@@ -371,7 +411,7 @@ def _run_if(shell: Shell, node: If, scope: MutableMapping[str, str]) -> None:
     """The first branch whose condition exits 0 runs; none taken and no ``else``: status 0."""
     for condition, body in node.branches:
         with exempt(shell):
-            run_chain(shell, condition, scope)
+            run_nodes(shell, condition, scope)
         if shell.exited:
             return
         if shell.status == 0:
@@ -483,7 +523,7 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
     and the shell has exited."""
     try:
         return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope),
-                      quotes=quotes, fields=fields)
+                      quotes=quotes, fields=fields, nounset=shell.nounset)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
@@ -495,7 +535,7 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
 def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> str | None:
     """``$( … )``: the subshell's standard output, when every command in it is modelled."""
     nodes = parse_script(script)
-    if nodes is None or first_unmodelled(nodes) is not None:
+    if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
         return None
     sub = shell.subshell(capture=True)
     run_nodes(sub, nodes, dict(scope))
@@ -555,18 +595,37 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
+    if (compound := compound_assignment(command)) is not None:
+        return _assign_array(shell, compound, scope)
     text = expand_text(shell, command, scope, fields=True)
     if text is None:
         return False
     argv = command_words(text)
-    if argv and all(not w.redirect and ASSIGNMENT.match(w.text) for w in argv):
+    if argv and all(not w.redirect and (ASSIGNMENT.match(w.text) or ELEMENT.match(w.text)) for w in argv):
+        trace(shell, [w.text for w in argv], scope)
         for assignment in argv:
+            if (element := ELEMENT.match(assignment.text)) is not None:
+                set_element(scope, element.group(1), element.group(2), element.group(3))
+                continue
             name, _, value = assignment.text.partition("=")
             scope[name] = value
         # 2.9.1: with no command name, the status is the last command substitution's, else 0
         shell.status = shell.substituted or 0
     elif argv:
         run_redirected(shell, argv, scope)
+    return True
+
+
+def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
+    """bash's ``NAME=(WORDS)`` (:mod:`kbatch.sim.shell_arrays`): the words expanded as a command's."""
+    name, append, text = compound
+    expanded = expand_text(shell, text, scope, fields=True)
+    if expanded is None:
+        return False
+    values = pathnames(shell, command_words(expanded))
+    trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
+    set_array(scope, name, values, append)
+    shell.status = shell.substituted or 0
     return True
 
 
@@ -605,7 +664,10 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
         return
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
-    if command is not None:
+    function = shell.functions.get(name)
+    if function is not None:
+        call_function(shell, name, function, rest, scope, stdin if stdin is not None else shell.stdin)
+    elif command is not None:
         command(shell, rest, scope, stdin if stdin is not None else shell.stdin)
     elif name == "sleep" and rest and (seconds := _sum_sleeps(rest)) is not None:
         shell.status = 0
@@ -617,7 +679,7 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
         shell.status = 0
     elif name in BUILTINS:
         if name == "set":
-            _set_options(shell, rest)
+            _set_options(shell, rest, scope)
         shell.status = 0
     elif name in TESTS:
         shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
@@ -626,32 +688,46 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
         shell.spend(shell.default)
 
 
-def _set_options(shell: Shell, args: list[str]) -> None:
+def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
     """``set -f`` / ``set +f`` / ``set -o noglob`` (POSIX ``set``): pathname expansion off or on;
     ``set -o pipefail`` / ``+o pipefail`` (POSIX.1-2024, bash); ``set -e`` / ``set -o errexit``
     (and ``+``): :func:`check_errexit`; the other options are taken and do nothing here. Flags
-    combine (``set -euo pipefail``: each ``o`` in a group takes the next argument as its name)."""
-    names = iter(args)
-    for arg in names:
+    combine (``set -euo pipefail``: each ``o`` in a group takes the next argument as its name). The
+    operands after them, or after ``--``, become the positional parameters (``set -- a b``)."""
+    pos = 0
+    while pos < len(args):
+        arg = args[pos]
+        pos += 1
         if arg == "--" or arg[:1] not in "-+" or len(arg) < 2:
+            set_positional(scope, args[pos - (arg != "--"):])
             return
         on = arg[0] == "-"
         for flag in arg[1:]:
-            _set_option(shell, next(names, "") if flag == "o" else flag, on)
+            name = args[pos] if flag == "o" and pos < len(args) else "" if flag == "o" else flag
+            pos += flag == "o"
+            _set_option(shell, name, on)
 
 
-_SET_FLAGS = {"f": "noglob", "e": "errexit"}
+_SET_FLAGS = {"f": "noglob", "e": "errexit", "u": "nounset", "x": "xtrace"}
+_SET_NAMES = frozenset({"noglob", "pipefail", "errexit", "nounset", "xtrace"})
 
 
 def _set_option(shell: Shell, name: str, on: bool) -> None:
-    """One option of ``set``, by its letter or its ``-o`` name."""
+    """One option of ``set``, by its letter or its ``-o`` name: the attribute of that name."""
     name = _SET_FLAGS.get(name, name)
-    if name == "noglob":
-        shell.noglob = on
-    elif name == "pipefail":
-        shell.pipefail = on
-    elif name == "errexit":
-        shell.errexit = on
+    if name in _SET_NAMES:
+        setattr(shell, name, on)
+
+
+def trace(shell: Shell, argv: Sequence[str], scope: MutableMapping[str, str]) -> None:
+    """``set -x`` (XCU ``set``): the command's words after expansion, before its redirections
+    are made, on standard error after ``PS4`` (expanded; ``+ `` when unset), joined by spaces as
+    dash writes them (bash would quote a word holding blanks or quotes)."""
+    if not shell.xtrace:
+        return
+    ps4 = scope.get("PS4")
+    prompt = "+ " if ps4 is None else expand(ps4, scope, shell.status)
+    shell.error(prompt + " ".join(argv))
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:
@@ -694,6 +770,7 @@ def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str])
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
+from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)
     loop_input,
     run_compound_redirected,

@@ -9,15 +9,17 @@ LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]
 2.9.4.3). A compound command with redirections after its closing keyword (``fi > f``, 2.9.4) is a
 :class:`Redirected` one; one in a pipeline (``cat f | while read l; do …; done | sort``, 2.9.2),
 after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
-2.9.3) is a stage of a :class:`Piped`. Anything else compound (``{ }``, ``( )``, functions, a
-``for`` without ``in``) and any
-keyword out of place make :func:`parse_script` answer ``None``: the vocabulary then runs the script
-as "anything else" (:mod:`kbatch.sim.command`).
+2.9.3) is a stage of a :class:`Piped`. ``{ LIST; }`` and ``( LIST )`` are a :class:`Group` (2.9.4.1;
+a subshell's text is one item, laid out as ``(``, its lists and ``)`` first), ``NAME() COMPOUND`` and
+bash's ``function NAME`` a :class:`Function` (2.9.5). Anything else (bash's ``(( ))``, ``select``, a
+function defined inside a pipeline or an and-or list) and any keyword out of place make
+:func:`parse_script` answer ``None``: the vocabulary then runs the script as "anything else"
+(:mod:`kbatch.sim.command`).
 
 kubernetes-sigs/jobset's failure-policy examples are the model (``site/static/examples/
 failure-policy/*.yaml``: index 0 counts down in a ``for`` over ``$(seq 10 -1 1)`` inside an ``if`` on
 ``$JOB_COMPLETION_INDEX``, then exits 1). ``if [ "$I" = 0 ]; then exit 1; fi; sleep 5`` parses as
-``(If(branches=((((";", '[ "$I" = 0 ]'),), (Simple(((";", "exit 1"),)),)),), orelse=None),
+``(If(branches=(((Simple(((";", '[ "$I" = 0 ]'),)),), (Simple(((";", "exit 1"),)),)),), orelse=None),
 Simple(((";", "sleep 5"),)))``.
 """
 
@@ -25,9 +27,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import pairwise
 from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
+from kbatch.sim.shell_scan import cuts, region_end
 from kbatch.sim.shell_words import DSEMI, Word, command_words, negation, split_pipeline, split_script, words
 
 __all__ = [
@@ -35,6 +40,8 @@ __all__ = [
     "Case",
     "Chain",
     "For",
+    "Function",
+    "Group",
     "If",
     "Node",
     "Piped",
@@ -52,10 +59,12 @@ __all__ = [
 Chain = tuple[tuple[str, str], ...]
 """An and-or list: ``(separator, command)`` pairs, the first separator ``;``, then ``&&`` or ``||``."""
 
-_FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)\s+in(?:\s+(.*))?$", re.DOTALL)
+_FOR = re.compile(r"^for\s+([A-Za-z_][A-Za-z0-9_]*)(\s+in(?:\s+(.*))?)?$", re.DOTALL)
 _CASE = re.compile(r"^case\s+(.+?)\s+in(?:\s+(.*))?$", re.DOTALL)
-_OPENERS = frozenset({"select", "function", "{", "}", "esac", ";;"})
-_CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done"})
+_OPENERS = frozenset({"select", "function", "esac", ";;"})
+_CLOSERS = frozenset({"then", "do", "elif", "else", "fi", "done", "}", ")"})
+_FUNCTION = re.compile(r"^(?:function\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*(.*)$"
+                       r"|^function\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s+(.*))?$", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +75,7 @@ class Simple:
 
 @dataclass(frozen=True, slots=True)
 class If:
-    branches: tuple[tuple[Chain, tuple[Node, ...]], ...]  # (condition, body), ``if`` then ``elif``s
+    branches: tuple[tuple[tuple[Node, ...], tuple[Node, ...]], ...]  # (condition, body): ``if``, ``elif``s
     orelse: tuple[Node, ...] | None = None
 
 
@@ -115,16 +124,35 @@ class Piped:
     separator: str = ";"  # between ``lead`` and the pipeline
 
 
-Node = Simple | If | For | While | Case | Background | Redirected | Piped
-_COMPOUND = frozenset({"if", "for", "while", "until", "case"})
+@dataclass(frozen=True, slots=True)
+class Group:
+    """``{ LIST; }`` (2.9.4.1: run in the shell itself) or, ``subshell``, ``( LIST )`` (in a
+    subshell: its variables, directory, options and ``exit`` stay in it)."""
+
+    body: tuple[Node, ...]
+    subshell: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """``NAME() COMPOUND`` (2.9.5) or bash's ``function NAME [()] COMPOUND``: defines ``NAME``."""
+
+    name: str
+    body: Node  # a compound command, with the redirections it runs with (``f() { …; } > log``)
+
+
+Node = Simple | If | For | While | Case | Background | Redirected | Piped | Group | Function
+_COMPOUND = frozenset({"if", "for", "while", "until", "case", "{", "("})
 
 
 class _Unsupported(Exception):
     """The script leaves the syntax modelled here."""
 
 
+@lru_cache(maxsize=256)
 def parse_script(script: str) -> tuple[Node, ...] | None:
-    """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax."""
+    """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
+    tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
     items = [(tuple(chain), background) for chain, background in split_script(lift_heredocs(script))]
     try:
         body, index = _block(items, 0, frozenset())
@@ -140,8 +168,10 @@ def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
     if not parts:
         return "", ""
     head = parts[0]
-    if head.startswith("("):
+    if head.startswith("(("):  # bash's arithmetic command
         raise _Unsupported(head)
+    if head.startswith("("):
+        return "(", text.lstrip()[1:]
     if head[:1] not in "<>":  # ``fi>f``, ``done|sort``: an operator ends the keyword
         head = re.split(r"[<>|]", head, maxsplit=1)[0]
     return head, parts[1] if len(parts) > 1 else ""
@@ -153,10 +183,14 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
         head, _ = _head(items[i])
         if head in stop:
             return body, i
+        node: Node
+        if _FUNCTION.match(items[i][0][0][1].strip()):
+            node, i = _function(items, i)
+            body.append(node)
+            continue
         if head in _OPENERS or head in _CLOSERS:
             raise _Unsupported(head)
         opening = _opening(items, i)
-        node: Node
         if _head(items[i])[0] in _COMPOUND:
             node, i = _compound(items, i, opening)
         else:
@@ -186,16 +220,60 @@ def _strip(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[Chain
     return (), i + 1
 
 
+def _function(items: list[tuple[Chain, bool]], i: int) -> tuple[Function, int]:
+    """``NAME() COMPOUND`` / ``function NAME [()] COMPOUND``, the compound command on the same line
+    or the next (2.9.5); a definition piped, in an and-or list or in the background is not read."""
+    chain, background = items[i]
+    found = _FUNCTION.match(chain[0][1].strip())
+    assert found is not None
+    name, rest = found.group(1) or found.group(3), (found.group(2) or found.group(4) or "").strip()
+    if rest:
+        items[i] = (((";", rest), *chain[1:]), background)
+    elif len(chain) > 1 or background:
+        raise _Unsupported("function")
+    else:
+        i += 1
+    if i >= len(items) or _head(items[i])[0] not in _COMPOUND or _opening(items, i) != _Opening():
+        raise _Unsupported("function body")
+    node, i = _compound(items, i, _Opening())
+    if isinstance(node, Piped) or items[i - 1][1]:
+        raise _Unsupported("function body")
+    return Function(name, node), i
+
+
+def _group(items: list[tuple[Chain, bool]], i: int, opener: str) -> tuple[Group, int]:
+    """``{ LIST; }``, or ``( LIST )`` once :func:`_subshell_items` has laid it out as items."""
+    closer = "}" if opener == "{" else ")"
+    _, i = _strip(items, i, opener)
+    body, i = _block(items, i, frozenset({closer}))
+    if not body:
+        raise _Unsupported("empty group")
+    return Group(tuple(body), opener == "("), _end(items, i, closer)
+
+
+def _subshell_items(items: list[tuple[Chain, bool]], i: int) -> None:
+    """The item at ``i`` begins ``( LIST ) TAIL``: lay it out as the items ``(``, LIST's, and
+    ``) TAIL`` (with the rest of its and-or list), as the keyword-delimited commands are."""
+    chain, background = items[i]
+    text = chain[0][1].lstrip()
+    close = region_end(text, 1, ")")
+    if close < 0:
+        raise _Unsupported("(")
+    inner = [(tuple(c), b) for c, b in split_script(text[1:close - 1])]
+    items[i:i + 1] = [(((";", "("),), False), *inner, (((";", ")" + text[close:]), *chain[1:]), background)]
+
+
 def _if(items: list[tuple[Chain, bool]], i: int) -> tuple[If, int]:
-    branches: list[tuple[Chain, tuple[Node, ...]]] = []
+    branches: list[tuple[tuple[Node, ...], tuple[Node, ...]]] = []
     keyword, orelse = "if", None
     while keyword in ("if", "elif"):
-        cond, _ = _strip(items, i, keyword)
+        _, i = _strip(items, i, keyword)
+        cond, i = _block(items, i, frozenset({"then"}))  # a list, compound commands too (2.9.4.4)
         if not cond:
             raise _Unsupported("empty condition")
-        _, i = _strip(items, i + 1, "then")
+        _, i = _strip(items, i, "then")
         body, i = _block(items, i, frozenset({"elif", "else", "fi"}))
-        branches.append((cond, tuple(body)))
+        branches.append((tuple(cond), tuple(body)))
         keyword = _head(items[i])[0]
     if keyword == "else":
         _, i = _strip(items, i, "else")
@@ -211,7 +289,8 @@ def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
         raise _Unsupported("for")
     _, i = _strip(items, i + 1, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    return For(found.group(1), found.group(2) or "", tuple(body)), _end(items, i, "done")
+    items_text = (found.group(3) or "") if found.group(2) else '"$@"'  # ``for x; do``: the parameters
+    return For(found.group(1), items_text, tuple(body)), _end(items, i, "done")
 
 
 def _while(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[While, int]:
@@ -247,18 +326,13 @@ def _patterns(items: list[tuple[Chain, bool]], i: int) -> tuple[tuple[str, ...],
     """An arm's ``[(]PAT[|PAT]…)``, leaving the command after ``)`` (if any) as the item to read."""
     chain, background = items[i]
     text = chain[0][1].strip()
-    close, quote = -1, ""
-    for pos, ch in enumerate(text):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == ")":
-            close = pos
-            break
+    if text.startswith("("):
+        text = text[1:]
+    close = next(iter(cuts(text, ")")), -1)
     if close < 0:
         raise _Unsupported("case pattern")
-    patterns = tuple(p.strip() for p in text[:close].lstrip().removeprefix("(").split("|"))
+    bars = [-1, *cuts(text[:close], "|"), close]
+    patterns = tuple(text[a + 1:b].strip() for a, b in pairwise(bars))
     rest = text[close + 1:].strip()
     if rest:
         items[i] = (((chain[0][0], rest), *chain[1:]), background)
@@ -307,15 +381,30 @@ def _opening(items: list[tuple[Chain, bool]], i: int) -> _Opening:
     for k, (separator, command) in enumerate(chain):
         negate, text = negation(command)
         stages = split_pipeline(text)
-        if _first_word(stages[-1]) not in _COMPOUND:
+        first = _first_compound(stages)
+        if first is None:
             continue
-        if any(_first_word(stage) in _COMPOUND for stage in stages[:-1]):
-            raise _Unsupported("a compound command piped into another")
-        if k == 0 and not negate and len(stages) == 1:
+        if k == 0 and not negate and first == 0:
             return _Opening()
-        items[i] = (((";", stages[-1]), *chain[k + 1:]), background)
-        return _Opening(Simple(chain[:k]) if k else None, separator, negate, tuple(stages[:-1]))
+        items[i] = (((";", " | ".join(stages[first:])), *chain[k + 1:]), background)
+        return _Opening(Simple(chain[:k]) if k else None, separator, negate, tuple(stages[:first]))
     return _Opening()
+
+
+def _first_compound(stages: list[str]) -> int | None:
+    """The first stage of a pipeline that opens a compound command. Only a subshell, whole in its
+    stage, has stages after it here (a keyword's list is cut at its first ``;``); a keyword before
+    the last stage is a ``case`` line's patterns (``case $X in a|b) …``), unless the last stage
+    opens one too."""
+    for k, stage in enumerate(stages):
+        word = _first_word(stage)
+        if word == "(" or (word in _COMPOUND and k == len(stages) - 1):
+            return k
+        if word in _COMPOUND:
+            if _first_word(stages[-1]) in _COMPOUND:
+                raise _Unsupported("a compound command piped into another")
+            return None
+    return None
 
 
 def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tuple[Node, int]:
@@ -325,7 +414,11 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
     and-or list's rest."""
     head = _head(items[i])[0]
     node: Node
-    if head == "if":
+    if head == "(":
+        _subshell_items(items, i)
+    if head in ("{", "("):
+        node, i = _group(items, i, head)
+    elif head == "if":
         node, i = _if(items, i)
     elif head == "for":
         node, i = _for(items, i)
@@ -343,12 +436,11 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
         raise _Unsupported("pipeline after a compound command")
     node = _redirected(node, stages[0][2:].strip())
     after = stages[1:]
-    if after and _first_word(after[-1]) in _COMPOUND:  # the pipeline goes on into another one
-        if any(_first_word(stage) in _COMPOUND for stage in after[:-1]):
-            raise _Unsupported("pipeline after a compound command")
+    first = _first_compound(after)
+    if first is not None:  # the pipeline goes on into another one
         i -= 1
-        items[i] = (((";", after[-1]), *rest), background)
-        return _compound(items, i, opening._replace(before=(*opening.before, node, *after[:-1])))
+        items[i] = (((";", " | ".join(after[first:])), *rest), background)
+        return _compound(items, i, opening._replace(before=(*opening.before, node, *after[:first])))
     later = next((k for k, (_, command) in enumerate(rest) if _opens(command)), None)
     if later is not None:  # ``fi && for …``: the and-or list goes on into another compound command
         node = _piped(node, opening, after, rest[:later])
@@ -367,7 +459,7 @@ def _piped(node: Node, opening: _Opening, after: list[str], rest: Chain) -> Node
 
 def _opens(command: str) -> bool:
     """Does this pipeline end in a compound command's opener (``cat f | while read l``)?"""
-    return _first_word(split_pipeline(negation(command)[1])[-1]) in _COMPOUND
+    return _first_compound(split_pipeline(negation(command)[1])) is not None
 
 
 def _redirected(node: Node, redirects: str) -> Node:
@@ -399,5 +491,8 @@ def _only_redirections(found: list[Word]) -> bool:
 
 
 def _first_word(command: str) -> str:
+    stripped = command.lstrip()
+    if stripped.startswith("(") and not stripped.startswith("(("):
+        return "("
     parts = command.split(None, 1)
     return parts[0] if parts else ""

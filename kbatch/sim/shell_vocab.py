@@ -14,11 +14,14 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_eval import COMMAND_SUBSTITUTION
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
     For,
+    Function,
+    Group,
     If,
     Node,
     Piped,
@@ -34,20 +37,22 @@ from kbatch.sim.shell_text import FILTERS, modelled_filter
 __all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "first_unmodelled",
            "modelled"]
 
-BUILTINS = frozenset({"export", "set", "unset", "shift", "umask", "readonly"})
+BUILTINS = frozenset({"export", "set", "unset", "umask", "readonly"})
 """Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
-                                            "break", "continue", "sleep", "printf", "read", "tee", "yes"}
+                                            "break", "continue", "sleep", "printf", "read", "tee", "yes",
+                                            "shift", "local", "return"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def modelled(argv: list[str]) -> bool:
-    """Is the simple command ``argv`` (unexpanded words) one the runner models?"""
-    if not argv or all(ASSIGNMENT.match(w) for w in argv):
+def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
+    """Is the simple command ``argv`` (unexpanded words) one the runner models (``functions``: the
+    names the script defines, calls of which are)?"""
+    if not argv or all(ASSIGNMENT.match(w) or ELEMENT.match(w) for w in argv):
         return True
     while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
@@ -56,7 +61,7 @@ def modelled(argv: list[str]) -> bool:
         return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
-    return name in KNOWN or "$" in name
+    return name in KNOWN or name in functions or "$" in name
 
 
 _REDIRECTION = re.compile(r"^(\d*|&)(>>?|<<<|<)")
@@ -76,16 +81,15 @@ def _operands(argv: list[str]) -> list[str]:
     return out
 
 
-def _modelled_pipeline(command: str) -> bool:
+def _modelled_pipeline(command: str, functions: frozenset[str]) -> bool:
     pipeline = negation(command)[1]
-    return all(modelled(words(stage)) for stage in split_pipeline(pipeline))
+    return all(compound_assignment(stage) is not None or modelled(words(stage), functions)
+               for stage in split_pipeline(pipeline))
 
 
 def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
     if isinstance(node, Simple):
         return [node.chain]
-    if isinstance(node, If):
-        return [cond for cond, _ in node.branches]
     if isinstance(node, Piped):
         return [tuple((";", s) for s in node.stages if isinstance(s, str)), node.rest]
     return []
@@ -93,7 +97,7 @@ def _chains(node: Node) -> list[tuple[tuple[str, str], ...]]:
 
 def _bodies(node: Node) -> list[Sequence[Node]]:
     if isinstance(node, If):
-        return [*(body for _, body in node.branches), node.orelse or ()]
+        return [*(part for branch in node.branches for part in branch), node.orelse or ()]
     if isinstance(node, For):
         return [node.body]
     if isinstance(node, While):
@@ -102,24 +106,42 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
         return [body for _, body in node.arms]
     if isinstance(node, Background | Redirected):
         return [(node.node,)]
+    if isinstance(node, Group):
+        return [node.body]
+    if isinstance(node, Function):
+        return [(node.body,)]
     if isinstance(node, Piped):
         lead = () if node.lead is None else (node.lead,)
         return [tuple(s for s in node.stages if not isinstance(s, str)), lead]
     return []
 
 
-def first_unmodelled(nodes: Sequence[Node]) -> str | None:
-    """The first command in ``nodes`` the runner does not model, as written; None when none."""
+def first_unmodelled(nodes: Sequence[Node], functions: frozenset[str] = frozenset()) -> str | None:
+    """The first command in ``nodes`` the runner does not model, as written; None when none.
+    ``functions``: names defined before (a command substitution's shell has its parent's); the
+    functions ``nodes`` define anywhere count too (a call may come before the definition runs)."""
+    functions = functions | _defined(nodes)
     for node in nodes:
         if isinstance(node, For) and (COMMAND_SUBSTITUTION.search(node.items.replace("$(seq", ""))
                                       or "`" in node.items):
             return f"for {node.name} in {node.items}"
         for chain in _chains(node):
-            found = next((c for _, c in chain if not _modelled_pipeline(c)), None)
+            found = next((c for _, c in chain if not _modelled_pipeline(c, functions)), None)
             if found is not None:
                 return found
         for body in _bodies(node):
-            found = first_unmodelled(body)
+            found = first_unmodelled(body, functions)
             if found is not None:
                 return found
     return None
+
+
+def _defined(nodes: Sequence[Node]) -> frozenset[str]:
+    """The names of the functions ``nodes`` define, at any depth."""
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Function):
+            names.add(node.name)
+        for body in _bodies(node):
+            names |= _defined(body)
+    return frozenset(names)

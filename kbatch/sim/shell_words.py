@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
+from itertools import repeat
 from typing import NamedTuple
 
 from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
+from kbatch.sim.shell_scan import COMMENT, FREE, cuts, scan
 
 __all__ = ["DSEMI", "Word", "command_words", "negation", "split_pipeline", "split_script", "words"]
 
@@ -24,12 +27,14 @@ DSEMI = ";;"
 
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
     """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
-    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, respecting quotes and
-    ``$( )`` / ``$(( ))`` / ``${ }``; a ``&`` inside a redirection (``2>&1``, ``&>f``) is not a terminator."""
+    ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, read by
+    :func:`~kbatch.sim.shell_scan.scan` (quotes, escapes, ``$( )``, ``${ }``, ``( )`` and
+    backquotes hold their separators; comments are dropped); a ``&`` inside a redirection
+    (``2>&1``, ``&>f``) is not a terminator."""
     lists: list[tuple[list[tuple[str, str]], bool]] = []
     chain: list[tuple[str, str]] = []
     buf: list[str] = []
-    sep, quote, i, depth, braces = ";", "", 0, 0, 0
+    sep, skip = ";", -1
 
     def flush(background: bool) -> None:
         nonlocal chain
@@ -39,77 +44,57 @@ def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
             lists.append((chain, background))
         chain = []
 
-    while i < len(script):
-        ch, two = script[i], script[i : i + 2]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif two == "$(":  # a substitution: its separators are its own (2.6.3, 2.6.4)
-            depth += 1
-            buf.append(two)
-            i += 2
+    for pos, ch, depth, kind in scan(script, comments=True):
+        if pos == skip or kind == COMMENT:
             continue
-        elif depth and ch in "()":
-            depth += 1 if ch == "(" else -1
-        elif depth:
-            pass
-        elif two == "${" or (braces and ch in "{}"):  # ``${P/a/&}``: the ``&`` is the word's (2.6.2)
-            step = 2 if two == "${" else 1
-            braces += 1 if ch != "}" else -1
-            buf.append(script[i:i + step])
-            i += step
+        if depth or kind != FREE or ch not in _SEPARATORS:
+            buf.append(ch)
             continue
-        elif braces:
-            pass
-        elif two in ("&&", "||"):
+        two = script[pos:pos + 2]
+        if two in ("&&", "||"):
             chain.append((sep, "".join(buf).strip()))
-            sep, buf = two, []
-            i += 2
-            continue
+            sep, buf, skip = two, [], pos + 1
         elif two == DSEMI:
             flush(background=False)
             lists.append(([(";", DSEMI)], False))
-            sep, buf = ";", []
-            i += 2
-            continue
-        elif ch in ";\n" or (ch == "&" and script[i - 1 : i] not in ("<", ">", "|") and two != "&>"):
+            sep, buf, skip = ";", [], pos + 1
+        elif ch == "\n" and _continued(buf, sep):
+            buf.append(" ")
+        elif ch in ";\n" or (ch == "&" and script[pos - 1:pos] not in ("<", ">", "|") and two != "&>"):
             flush(background=ch == "&")
             sep, buf = ";", []
-            i += 1
-            continue
-        buf.append(ch)
-        i += 1
+        else:
+            buf.append(ch)
     flush(background=False)
     return lists
 
 
+_SEPARATORS = frozenset(";&|\n")
+
+
+def _continued(buf: list[str], sep: str) -> bool:
+    """Does the list go on after this newline: it follows ``&&`` / ``||`` with nothing yet, or a
+    pipeline's ``|`` (2.9.2-3: a newline may follow these operators)?"""
+    text = "".join(buf).rstrip()
+    return (not text and sep in ("&&", "||")) or (text.endswith("|") and not text.endswith("\\|"))
+
+
 def split_pipeline(command: str) -> list[str]:
     """``a | b "x|y" | c`` → ``["a", 'b "x|y"', "c"]``: a pipeline's commands (2.9.2), split on
-    the ``|`` outside quotes and substitutions (``||`` is :func:`split_script`'s); one item when
-    there is none, or when a command would be empty. bash's ``a |& b`` is ``a 2>&1 | b``."""
+    the ``|`` outside quotes and nested regions (``${P/a|b/}``, ``$(a|b)``, ``( a | b )``; ``||`` is
+    :func:`split_script`'s); one item when there is none, or when a command would be empty. bash's
+    ``a |& b`` is ``a 2>&1 | b``."""
+    if "|" not in command:
+        return [command]
     stages: list[str] = []
-    buf: list[str] = []
-    quote, depth, pos = "", 0, 0
-    while pos < len(command):
-        ch = command[pos]
-        pos += 1
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and not depth:
-            both = command[pos:pos + 1] == "&"
-            stages.append("".join(buf).strip() + (" 2>&1" if both else ""))
-            buf = []
-            pos += both
+    begin = 0
+    for pos in cuts(command, "|"):
+        if pos < begin:  # the ``|`` of a ``||``, or after ``|&``
             continue
-        buf.append(ch)
-    stages.append("".join(buf).strip())
+        both = command[pos + 1:pos + 2] == "&"
+        stages.append(command[begin:pos].strip() + (" 2>&1" if both else ""))
+        begin = pos + 1 + both
+    stages.append(command[begin:].strip())
     return [command] if len(stages) == 1 or not all(stages) else stages
 
 
@@ -139,6 +124,12 @@ def negation(command: str) -> tuple[bool, str]:
 
 
 def command_words(command: str) -> list[Word]:
+    """:func:`_command_words`, remembered: a loop runs the same expanded commands again and again."""
+    return list(_command_words(command))
+
+
+@lru_cache(maxsize=4096)
+def _command_words(command: str) -> tuple[Word, ...]:
     """A simple command's words, those that start with an unquoted, unescaped ``>`` or ``<``
     marked ``redirect`` (``echo ">>> step"`` has none). An operator ends the word before it
     (``echo b>>f`` is ``echo b`` with ``>>f``; bash's ``echo e&>f`` is ``echo e`` with ``&>f``)
@@ -148,40 +139,36 @@ def command_words(command: str) -> list[Word]:
     globbing = _MAYBE_PATTERN.search(command) is not None
     out: list[str] = []
     token = ""  # the current word as written so far
-    quote, escaped = "", False
-    for ch in command:
-        if escaped:
-            escaped = False
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in " \t\n":
+    free_amp = False  # ... and it ends with an unquoted ``&``
+    quoting = "'" in command or '"' in command or "\\" in command
+    for ch, kind in (((ch, kind) for _, ch, _, kind in scan(command, nest=False)) if quoting
+                     else zip(command, repeat(FREE))):  # no quote: every character is syntax
+        if kind != FREE:
+            out.append(ch)
+            token += ch
+            free_amp = False
+            continue
+        if ch in " \t\n":
             out.append(ch)
             token = ""
             continue
-        elif ch in "<>":
-            if token.endswith("&") and token != "&" and not token.endswith("\\&"):  # ``e&>f``: ``&>f``
+        if ch in "<>":
+            if free_amp and token != "&":  # ``e&>f``: ``&>f``
                 out[-1] = " &"
                 token = "&"
             elif token and not (token.isdigit() or token == "&" or token[-1] in "<>"):
                 out.append(" ")
                 token = ""
             out.append(marks[ch])
-            token += ch
-            continue
-        elif globbing and ch in MARKS:
-            out.append(MARKS[ch])
-            token += ch
-            continue
-        out.append(ch)
+        else:
+            out.append(MARKS[ch] if globbing and ch in MARKS else ch)
         token += ch
+        free_amp = ch == "&"
     unmark = str.maketrans({mark: ch for ch, mark in marks.items()})
     operators = set(marks.values())
     make = _word if globbing else Word
-    return [make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators) for w in words("".join(out))]
+    return tuple(make(w.translate(unmark), w.lstrip("0123456789&")[:1] in operators)
+                 for w in words("".join(out)))
 
 
 _MAYBE_PATTERN = re.compile(r"[*?]|\[[^\s\[]")

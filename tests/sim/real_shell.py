@@ -18,10 +18,10 @@ SETUP = 'mkdir -p "$D" && cd "$D" && '
 """What a compared script starts with: into its scratch directory (``$D``)."""
 
 
-def real_output(shell: str, script: str) -> tuple[str, int]:
-    """What ``shell -c SCRIPT`` prints (standard output and error together) and its exit status, run
-    in a fresh directory ``$D``, also its working directory, with ``LC_ALL=C``."""
-    argv = [shell, "--posix", "-c", script] if shell == "bash" else [shell, "-c", script]
+def real_output(shell: str, script: str, args: tuple[str, ...] = ()) -> tuple[str, int]:
+    """What ``shell -c SCRIPT [ARG…]`` prints (standard output and error together) and its exit
+    status, run in a fresh directory ``$D``, also its working directory, with ``LC_ALL=C``."""
+    argv = [shell, "--posix", "-c", script, *args] if shell == "bash" else [shell, "-c", script, *args]
     with tempfile.TemporaryDirectory() as scratch:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "D": scratch}
         done = subprocess.run(argv, capture_output=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -29,15 +29,16 @@ def real_output(shell: str, script: str) -> tuple[str, int]:
     return done.stdout, done.returncode
 
 
-def simulated_output(script: str, files: FileSystem | None = None) -> tuple[str, int]:
-    """What the simulated shell prints for ``sh -c SCRIPT`` (its log, a line per log line) and its
-    exit status, with ``$D`` a directory of the container's own layer."""
-    run = interpret(["sh", "-c", script], env={"D": "/tmp/scratch"},
+def simulated_output(script: str, files: FileSystem | None = None,
+                     args: tuple[str, ...] = ()) -> tuple[str, int]:
+    """What the simulated shell prints for ``sh -c SCRIPT [ARG…]`` (its log, a line per log line)
+    and its exit status, with ``$D`` a directory of the container's own layer."""
+    run = interpret(["sh", "-c", script, *args], env={"D": "/tmp/scratch"},
                     files=(lambda: files) if files is not None else None)
     return "".join(line + "\n" for line in run.logs), run.exit_code
 
 
-def agree(script: str, shells: tuple[str, ...] = SHELLS) -> None:
+def agree(script: str, shells: tuple[str, ...] = SHELLS, args: tuple[str, ...] = ()) -> None:
     """The simulated shell prints what each real shell prints, and exits as it does."""
     for shell in shells:
-        assert simulated_output(script) == real_output(shell, script), shell
+        assert simulated_output(script, args=args) == real_output(shell, script, args), shell

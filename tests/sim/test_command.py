@@ -125,18 +125,18 @@ def test_a_shell_without_c_reads_no_script() -> None:
 
 
 @pytest.mark.parametrize(
-    "script",
+    ("script", "run"),
     [
-        "{ sleep 5; exit 2; }",
-        "(sleep 5; exit 2)",
-        "f() { exit 1; }; f",
+        ("{ sleep 5; exit 2; }", ContainerRun(5.0, 2)),
+        ("(sleep 5; exit 2); sleep 1", ContainerRun(6.0, 0)),
+        ("f() { exit 1; }; f; sleep 1", ContainerRun(0.0, 1)),
+        ("(f() { exit 1; }); f; sleep 1", ContainerRun(2.0, 0)),  # an unknown ``f``: the default 1 s
     ],
 )
-def test_a_script_with_compound_commands_is_outside_the_vocabulary(script: str) -> None:
-    """The vocabulary has no ``{ }``, ``( )`` or functions: reading such a script line by line
-    would run an ``exit 1`` its condition guards. The script is an unknown command instead (``if``,
-    ``for``: tests/sim/test_shell_compound.py; ``while``, ``case``: tests/sim/test_shell_loops.py)."""
-    assert interpret(["bash", "-xc", script]) == ContainerRun(DEFAULT_DURATION, 0)
+def test_groups_subshells_and_functions_are_in_the_vocabulary(script: str, run: ContainerRun) -> None:
+    """``{ }``, ``( )`` and functions (tests/sim/test_shell_groups.py, test_shell_functions.py): an
+    ``exit`` in a subshell ends only it."""
+    assert interpret(["bash", "-xc", script]) == run
 
 
 @pytest.mark.parametrize(

@@ -38,14 +38,14 @@ def test_the_tree() -> None:
     assert nodes is not None
     first, second = nodes
     assert isinstance(first, If) and len(first.branches) == 2 and first.orelse is not None
-    assert first.branches[0][0] == ((";", "[ a = b ]"),)
+    assert first.branches[0][0] == (Simple(((";", "[ a = b ]"),)),)
     assert first.branches[0][1] == (Simple(((";", "exit 1"),)),)
     assert second == For("x", "1 2", (Simple(((";", "echo $x"),)),))
 
 
 @pytest.mark.parametrize("script", [
-    "if true; then sleep 1", "fi", "for x in 1; sleep 1; done", "for x; do sleep 1; done",
-    "then echo", "done", "(sleep 1)",
+    "if true; then sleep 1", "fi", "for x in 1; sleep 1; done", "{ sleep 1 }", "( )",
+    "then echo", "done", "((x = 1))",
 ])
 def test_syntax_outside_the_model_is_none(script: str) -> None:
     assert parse_script(script) is None

@@ -52,7 +52,7 @@ def test_bash_substring_and_replacement_agree_with_bash(script: str) -> None:
     ("E=; echo ${E:?}; echo after", "sh: E: parameter not set or null"),
     ("echo ${U?}; echo after", "sh: U: parameter not set"),
     ("W=world; echo start; echo ${U?hello $W}", "sh: U: hello world"),
-    ("P=x; echo ${P^^}; echo after", "sh: Bad substitution"),
+    ("P=x; echo ${P@Q}; echo after", "sh: Bad substitution"),  # ${P^^} is bash's: test_shell_bash_words.py
 ])
 def test_an_unset_parameter_with_a_question_mark_ends_the_shell_as_dash(script: str, message: str) -> None:
     """dash (the simulated ``sh``): the message on standard error, status 2 (bash says it as

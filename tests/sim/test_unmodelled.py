@@ -18,7 +18,9 @@ from kbatch.sim.unmodelled import unmodelled_warnings
     (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], "date"),  # the CronJob example
     (["sh", "-c", "if true; then python train.py; fi"], "python train.py"),
     (["sh", "-c", "while true; do sleep 1; done"], None),
-    (["sh", "-c", "{ sleep 1; }"], "{ sleep 1; }"),
+    (["sh", "-c", "{ sleep 1; }"], None),
+    (["sh", "-c", "f() { python x; }; (f)"], "python x"),
+    (["sh", "-c", "f() { sleep 1; }; f | wc -l"], None),  # a call of a function the script defines
     (["sh", "-c", "cat /etc/config/x | awk 1"], "cat /etc/config/x | awk 1"),
     (["sh", "-c", "cat /etc/config/x | wc -l"], None),  # every stage modelled
     (["sh", "-c", "sort -k2 f"], "sort -k2 f"),  # an option kbatch does not model
