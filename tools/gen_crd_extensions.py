@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ruamel.yaml import YAML
 
 OUT = Path(__file__).resolve().parent.parent / "kbatch" / "server" / "crd_extensions.json"
 # (mirror, ref, path or directory of CRD YAMLs, file name prefix)
@@ -75,7 +75,7 @@ def generate(mirrors: Path) -> dict[str, Any]:
         sources[mirror.replace("+", "/")] = _git(repo, "rev-parse", f"{ref}^{{commit}}").strip()
         for name in sorted(_git(repo, "ls-tree", "--name-only", ref, directory).split()):
             if name.rsplit("/", 1)[-1].startswith(prefix) and name.endswith(".yaml"):
-                _crd(yaml.safe_load(_git(repo, "show", f"{ref}:{name}")), kinds)
+                _crd(YAML(typ="safe", pure=True).load(_git(repo, "show", f"{ref}:{name}")), kinds)
     return {"source": sources, "kinds": dict(sorted(kinds.items()))}
 
 

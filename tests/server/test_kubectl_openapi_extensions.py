@@ -56,6 +56,7 @@ UPSTREAM = [
         "x-kubernetes-patch-merge-key": "uid", "x-kubernetes-patch-strategy": "merge"}),
     ("apis/batch/v1", "ObjectMeta", "finalizers", {
         "x-kubernetes-list-type": "set", "x-kubernetes-patch-strategy": "merge"}),
+    ("apis/batch/v1", "Capabilities", "drop", {"x-kubernetes-list-type": "atomic"}),
     ("api/v1", "NodeSpec", "podCIDRs", {
         "x-kubernetes-list-type": "set", "x-kubernetes-patch-strategy": "merge"}),
 ]
@@ -85,6 +86,7 @@ def test_extensions_sit_where_upstream_puts_them(documents: dict[str, Any], gv: 
 def test_a_struct_type_atomic_sits_on_the_struct(documents: dict[str, Any]) -> None:
     schemas = documents["apis/batch/v1"]["components"]["schemas"]
     assert schemas["LocalObjectReference"]["x-kubernetes-map-type"] == "atomic"
+    assert schemas["ConfigMapKeySelector"]["x-kubernetes-map-type"] == "atomic"
     assert "x-kubernetes-map-type" not in schemas["PodSpec"]
 
 
