@@ -15,6 +15,17 @@ stops the tool. A kind whose type replaces a pair that another kind merges (Vali
 ``status.conditions``) is listed under ``replace`` (``apiVersion/Kind``: its pairs), which must sit
 under a top-level field.
 
+The same walk records the OpenAPI extensions kube-openapi's generator derives from these types
+(kube-openapi ``pkg/generators/extension.go``): ``x-kubernetes-patch-strategy`` and
+``x-kubernetes-patch-merge-key`` from the tags above, ``x-kubernetes-list-type``,
+``x-kubernetes-list-map-keys`` (always a list) and ``x-kubernetes-map-type`` from a field's
+``+listType``/``+listMapKey``/``+mapType``/``+structType`` comment markers, and a struct's own
+``+structType`` as ``x-kubernetes-map-type`` on its schema. They are written under ``openapi``:
+``kinds`` (``apiVersion/Kind`` → its Go struct) and ``types`` (struct → field → its extensions and,
+under ``type``, the struct the field holds; ``""`` holds the struct's own), pruned to the structs
+that lead to an extension. :mod:`kbatch.server.openapi_extensions` puts them into the served
+documents.
+
 Usage: ``python tools/gen_strategic_keys.py API_CHECKOUT APIMACHINERY_CHECKOUT``.
 """
 
@@ -24,12 +35,74 @@ import json
 import sys
 from pathlib import Path
 
-from gen_wire_zeros import API, KINDS, MACHINERY, Universe, _git, _split
+from gen_wire_zeros import API, KINDS, MACHINERY, Field, Universe, _git, _split
 
 OUT = Path(__file__).resolve().parent.parent / "kbatch" / "apiserver" / "strategic_keys.json"
 
 Pair = tuple[str, str]
 Strategy = str  # the merge key, "" for a set of scalars, None for "replace" (not written)
+
+
+_FIELD_MARKERS = {"listType": "x-kubernetes-list-type", "mapType": "x-kubernetes-map-type",
+                  "structType": "x-kubernetes-map-type"}
+_TAGS = {"patchStrategy": "x-kubernetes-patch-strategy", "patchMergeKey": "x-kubernetes-patch-merge-key"}
+_OPAQUE = ("meta/v1.Time", "meta/v1.MicroTime", "resource.Quantity", "intstr.IntOrString",
+           "meta/v1.Duration", "runtime.RawExtension", "meta/v1.FieldsV1")
+
+
+def _short(struct: str) -> str:
+    return struct.removeprefix(API).removeprefix(MACHINERY)
+
+
+def _extensions(field: Field) -> dict[str, object]:
+    """One field's extensions, sorted by name as Go marshals a map."""
+    out: dict[str, object] = {_TAGS[t]: v for t, v in field.tags if t in _TAGS}
+    keys = [v for t, v in field.markers if t == "listMapKey"]
+    if keys:
+        out["x-kubernetes-list-map-keys"] = keys
+    out |= {_FIELD_MARKERS[t]: v for t, v in field.markers if t in _FIELD_MARKERS}
+    return dict(sorted(out.items()))
+
+
+def _held_struct(u: Universe, typ: str) -> str | None:
+    """The struct a field's type holds, through pointers, lists and maps."""
+    step, inner = "start", u.resolve(typ.lstrip("*"))
+    while step:
+        step, rest = _split(inner)
+        if step:
+            inner = u.resolve(rest.lstrip("*"))
+    return inner if u.is_struct(inner) and not inner.endswith(_OPAQUE) else None
+
+
+def _openapi_types(u: Universe, struct: str, out: dict[str, dict[str, dict[str, object]]]) -> bool:
+    """Record ``struct``'s fields that carry extensions or hold a struct that does; whether any."""
+    if struct in out:
+        return bool(out[struct])
+    out[struct] = {}
+    facts: dict[str, dict[str, object]] = {}
+    own = {_FIELD_MARKERS[t]: v for t, v in u.type_markers.get(struct, ()) if t == "structType"}
+    if own:
+        facts[""] = own
+    for field in u.fields(struct):
+        entry = _extensions(field)
+        held = _held_struct(u, field.typ)
+        if held is not None and _openapi_types(u, held, out):
+            entry["type"] = _short(held)
+        if entry:
+            facts[field.key] = entry
+    out[struct] = facts
+    return bool(facts)
+
+
+def openapi_extensions(u: Universe) -> dict[str, dict]:
+    """The ``openapi`` section: each kind's struct and the extensions below it."""
+    types: dict[str, dict[str, dict[str, object]]] = {}
+    kinds = {}
+    for package, kind, version in KINDS:
+        struct = f"{package}.{kind}"
+        if _openapi_types(u, struct, types):
+            kinds[f"{version}/{kind}"] = _short(struct)
+    return {"kinds": kinds, "types": {_short(s): f for s, f in sorted(types.items()) if f}}
 
 
 def _walk(u: Universe, struct: str, parent: str, out: dict[Pair, str | None], stack: tuple[str, ...]) -> None:
@@ -85,6 +158,7 @@ def generate(api: Path, machinery: Path) -> dict:
                    "k8s.io/apimachinery": _git(machinery, "rev-parse", "HEAD").strip()},
         "merge": sorted([parent, field, key] for (parent, field), key in merged.items()),
         "replace": replaced,
+        "openapi": openapi_extensions(universe),
     }
 
 

@@ -77,6 +77,7 @@ class Field:
     inline: bool
     omitempty: bool = False
     tags: tuple[tuple[str, str], ...] = ()  # the other struct tags (patchStrategy, patchMergeKey, ...)
+    markers: tuple[tuple[str, str], ...] = ()  # its doc comment's ``+name=value`` lines, in order
 
 
 class Universe:
@@ -86,6 +87,7 @@ class Universe:
         self.repos = repos
         self.structs: dict[str, list[Field]] = {}
         self.aliases: dict[str, str] = {}
+        self.type_markers: dict[str, tuple[tuple[str, str], ...]] = {}  # a type's doc comment markers
         self.loaded: set[str] = set()
 
     def load(self, package: str) -> None:
@@ -107,11 +109,18 @@ class Universe:
         imports = _imports(text)
         current: list[Field] | None = None
         depth = 0
+        comment: list[str] = []  # the doc comment above the line being read
         for line in text.splitlines():
+            stripped = line.strip()
+            if stripped.startswith("//"):
+                comment.append(stripped[2:].strip())
+                continue
+            markers, comment = _markers(comment), []
             if current is None:
                 m = _TYPE.match(line)
                 if m and m.group(2).startswith("struct"):
                     current = self.structs.setdefault(f"{package}.{m.group(1)}", [])
+                    self.type_markers[f"{package}.{m.group(1)}"] = markers
                     depth = 0 if m.group(2).rstrip().endswith("}") else 1
                     if depth == 0:
                         current = None
@@ -130,7 +139,7 @@ class Universe:
                     continue
                 current.append(Field(key, _qualify(typ, package, imports), "omitzero" in opts,
                                      key == "" and name is None, "omitempty" in opts,
-                                     tuple(_TAG.findall(rest))))
+                                     tuple(_TAG.findall(rest)), markers))
 
     def resolve(self, typ: str) -> str:
         """A named type through its aliases (``ResourceList`` -> ``map[...]...``)."""
@@ -156,6 +165,15 @@ class Universe:
     def is_struct(self, typ: str) -> bool:
         self.load(typ.rsplit(".", 1)[0]) if "." in typ else None
         return typ in self.structs
+
+
+_MARKER = re.compile(r"^\+([\w.]+)(?:=(.*))?$")
+
+
+def _markers(comment: list[str]) -> tuple[tuple[str, str], ...]:
+    """A doc comment's ``+name=value`` lines (gengo's ``ExtractCommentTags("+", ...)``), in order."""
+    found = (_MARKER.match(line) for line in comment)
+    return tuple((m.group(1), (m.group(2) or "").strip()) for m in found if m)
 
 
 def _git(repo: Path, *args: str) -> str:

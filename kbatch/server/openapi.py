@@ -6,8 +6,11 @@ object and looks for a PATCH operation tagged ``x-kubernetes-group-version-kind`
 (k8s.io/cli-runtime ``pkg/resource/query_param_verifier_v3.go``). The schemas under
 ``components.schemas`` come from the pydantic models (so ``kubectl explain`` has something to read;
 a custom resource's are inlined as a CRD's are, see ``crd_openapi``);
-strategic-merge-patch is not advertised, so kubectl computes apply patches from its compiled-in
-types (k8s.io/kubectl ``pkg/cmd/apply/patcher.go``). ``/openapi/v2`` is a small JSON document
+a built-in kind's PATCH accepts strategic-merge-patch, as kube-apiserver's does, and its schemas carry
+the ``x-kubernetes-*`` list, map and patch extensions (:mod:`kbatch.server.openapi_extensions`), so
+``kubectl apply`` computes its patch from this document (k8s.io/kubectl ``pkg/cmd/apply/patcher.go``);
+a custom resource's PATCH accepts no strategic merge, as a CRD's, so kubectl sends a JSON merge patch.
+``/openapi/v2`` is a small JSON document
 with the same operations (kubectl asks v2 for protobuf and falls back when it cannot parse it).
 A family's virtual resources (:mod:`kbatch.api.virtual`) get the operations their verbs give them,
 with an open object schema (kube-apiserver's documents have the reviews' ``post``s and, through
@@ -26,13 +29,18 @@ from kbatch.api.registry import KindSpec, Registry
 from kbatch.api.virtual import VirtualResource
 from kbatch.server.crd_openapi import inline_custom_resource, is_custom_resource_group
 from kbatch.server.discovery import group_versions, subresource_verbs
+from kbatch.server.openapi_extensions import annotate, kind_key
 from kbatch.server.protobuf.wire import encode_field
 
 __all__ = ["OpenAPI", "etag"]
 
 _QUERY = [("dryRun", "string"), ("fieldManager", "string"), ("fieldValidation", "string"),
           ("pretty", "string")]
-_PATCH_TYPES = ["application/json-patch+json", "application/merge-patch+json"]
+# the PATCH content types kube-apiserver's documents list: a CRD's lack strategic merge
+# (apiextensions-apiserver ``pkg/controller/openapi/builder/builder.go``)
+_PATCH_TYPES = ["application/apply-patch+yaml", "application/json-patch+json",
+                "application/merge-patch+json"]
+_BUILTIN_PATCH_TYPES = [*_PATCH_TYPES, "application/strategic-merge-patch+json"]
 
 
 def etag(document: bytes) -> str:
@@ -73,7 +81,8 @@ def _operations(info: ApiInfo, ref: str) -> dict[str, dict[str, Any]]:
     def op(action: str, **extra: Any) -> dict[str, Any]:
         return _op(_gvk(info), ref, action, **extra)
 
-    patch_body = {"content": {t: {"schema": {"type": "object"}} for t in _PATCH_TYPES}}
+    types = _PATCH_TYPES if is_custom_resource_group(info.group) else _BUILTIN_PATCH_TYPES
+    patch_body = {"content": {t: {"schema": {"type": "object"}} for t in types}}
     paths = {
         f"{scope}/{info.plural}": {"get": op("list"), "post": op("post", requestBody=body)},
         item: {"get": op("get"), "put": op("put", requestBody=body), "delete": op("delete"),
@@ -176,8 +185,11 @@ def _schemas(spec: KindSpec) -> tuple[str, dict[str, Any]]:
     defs = schema.pop("$defs", {})
     schema["x-kubernetes-group-version-kind"] = [_gvk(spec.info)]
     if is_custom_resource_group(spec.info.group):
-        components = inline_custom_resource(schema, defs, spec.model.crd_absent)
-        return name, {**components, name: components.pop("")}
+        gvk = f"{spec.info.group}/{spec.info.version}/{spec.info.kind}"
+        components = inline_custom_resource(schema, defs, spec.model.crd_absent, gvk)
+        own = components.pop("")  # popped first: the kind's schema is published under its name alone
+        return name, {**components, name: own}
+    annotate(schema, defs, kind_key(spec.info.group, spec.info.version, spec.info.kind))
     return name, _raw_extensions({**defs, name: schema})
 
 

@@ -14,7 +14,9 @@ requested resource", where kbatch said "POST is not supported by metrics.k8s.io/
 unknown resource the generic 404 with empty details (where kbatch appended the path). Kueue's
 visibility API joined the seam later: discovery gained ``visibility.kueue.x-k8s.io`` (listed last, an
 APIService's group) and its two group versions, OpenAPI v3 their documents and v2 their paths;
-nothing else moved. Re-record
+nothing else moved. The OpenAPI documents moved again when they gained the ``x-kubernetes-*``
+extensions and a built-in PATCH's strategic merge content type (session 47; v2's ``consumes`` too),
+and a custom resource's lost its nameless duplicate component. Re-record
 (only when an answer is meant to change) with
 ``cd tests/server && PYTHONPATH=/work/... python test_review_seam_golden.py --write``.
 """
