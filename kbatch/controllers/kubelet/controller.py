@@ -128,9 +128,9 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
 
 class Kubelet:
     def __init__(self, ctx: ControllerContext) -> None:
-        from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret
+        from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret, Service
 
-        self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.ctx, self.Pod, self.Node, self._service = ctx, Pod, Node, Service
         self.clients = NodeClients(ctx)  # a pod's status and final delete are its node's kubelet's writes
         self.tokens = TokenManager(self.clients, ctx.clock)  # its pods' service-account tokens (tokens.py)
         self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
@@ -325,6 +325,11 @@ class Kubelet:
         except NotFound:
             return None
 
+    def services(self, namespace: str) -> list[Any]:
+        """The Services of ``namespace`` in the cache (the kubelet's service informer,
+        :mod:`.service_env`)."""
+        return self.ctx.cache.list(self._service, namespace)
+
     def _mount(self, pod: Any, run: PodRun, now: float) -> None:
         """Set up the pod's ConfigMap/Secret volumes when a try is due: done (the pod may start), or a
         ``FailedMount`` event per volume and the next try after the back-off."""
@@ -372,7 +377,7 @@ class Kubelet:
         if self.stages and run is not None and run.ephemeral:
             kept = self._kept_planner(pod, refs, addresses)
             fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs, addresses,
-                                 self.tokens.token)
+                                 self.tokens.token, self.services)
             return lambda proc, restart: (fresh if proc.kind == EPHEMERAL else kept)(proc, restart)
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
@@ -380,7 +385,7 @@ class Kubelet:
             def plan(proc: Proc, restart: int) -> Any:
                 if not built:
                     built.append(make_planner(pod, (), self._rng_for, self.default_duration,
-                                              self.lookup, refs, addresses, self.tokens.token))
+                                              self.lookup, refs, addresses, self.tokens.token, self.services))
                 return built[0](proc, restart)
 
             return plan
@@ -392,7 +397,7 @@ class Kubelet:
         def stop(proc: Proc, at: float) -> Any:
             stopper = make_stopper(pod, self.default_duration, self.lookup, self._addresses(pod, run),
                                    bool(self.stages), gate_on(self.ctx.features, CONTAINER_STOP_SIGNALS),
-                                   self.tokens.token)
+                                   self.tokens.token, self.services)
             return stopper(proc, at)
 
         return stop
@@ -403,7 +408,7 @@ class Kubelet:
         if planner is None:
             planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
                                                          self.default_duration, self.lookup, refs,
-                                                         addresses, self.tokens.token)
+                                                         addresses, self.tokens.token, self.services)
         return planner
 
     def _rng_for(self, label: str) -> Any:
