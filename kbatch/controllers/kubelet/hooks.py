@@ -25,7 +25,14 @@ from dataclasses import replace
 from typing import Any
 
 from kbatch.controllers.kubelet.behaviour import container_env, touches_files
-from kbatch.controllers.kubelet.engine import KILLED_EXIT_CODE, PreStop, Proc, Stopper
+from kbatch.controllers.kubelet.engine import (
+    FAILED_POST_START,
+    KILLED_EXIT_CODE,
+    KILLED_POST_START,
+    PreStop,
+    Proc,
+    Stopper,
+)
 from kbatch.controllers.kubelet.termination import Hook, hook_failure, stop_times
 from kbatch.controllers.kubelet.volume_files import after_run
 from kbatch.sim.command import ContainerRun, interpret
@@ -33,8 +40,6 @@ from kbatch.sim.images import image_name
 
 __all__ = ["handler_run", "make_prestop", "post_started", "serves_http"]
 
-FAILED_POST_START = ("Warning", "FailedPostStartHook", "PostStartHook failed")
-KILLED_POST_START = ("Normal", "Killing", "FailedPostStartHook")  # killContainer's message argument
 
 _HTTP_PROGRAMS = frozenset({"nginx", "httpd"})
 _AGNHOST_HTTP = frozenset({"netexec", "serve-hostname", "test-webserver", "fake-gitserver", "porter",
