@@ -42,8 +42,19 @@ from kbatch.sim.images import image_argv, image_env, owned_by_job, stop_rule, un
 from kbatch.sim.signals import DEFAULT_STOP_SIGNAL, StopSignal, signal_name
 from kbatch.sim.stages import StageRule, pick_stage
 
-__all__ = ["command_run", "container_command", "container_env", "env_parts", "env_reads", "field_ref_value",
-           "make_planner", "make_stopper", "probe_specs", "touches_files"]
+__all__ = [
+    "Vars",
+    "command_run",
+    "container_command",
+    "container_env",
+    "env_parts",
+    "env_reads",
+    "field_ref_value",
+    "make_planner",
+    "make_stopper",
+    "probe_specs",
+    "touches_files",
+]
 
 _FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
 Vars = Mapping[str, str]  # a layer of variables (the service ones, an image's)
@@ -210,14 +221,15 @@ def make_planner(
     if hooked:
         plan = _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, (namespace, svc), lookup,
                         rng_for, default_duration)
-        return _with_post_start(pod, hooked, plan,
+        return _with_post_start(pod, hooked, plan, svc,
                                 make_stopper(pod, default_duration, lookup, addresses, bool(stages),
                                              tokens=tokens, services=services))
     return _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, (namespace, svc), lookup,
                     rng_for, default_duration)
 
 
-def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, stop: Stopper) -> Planner:
+def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, services: Vars,
+                     stop: Stopper) -> Planner:
     """``plan`` with the containers' postStart hooks (:func:`.hooks.post_started`)."""
     from kbatch.controllers.kubelet.hooks import post_started  # hooks reads this module's helpers
 
@@ -226,7 +238,7 @@ def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, stop: Stop
         container = hooked.get(proc.name)
         if container is None or isinstance(run, ConfigError):
             return run
-        return post_started(pod, container, run, proc, stop)
+        return post_started(pod, container, run, proc, stop, services)
 
     return with_hook
 

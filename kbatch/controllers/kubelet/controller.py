@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
@@ -54,6 +55,7 @@ from kbatch.controllers.kubelet.engine import (
     SIDECAR,
     Fault,
     PodRun,
+    PreStop,
     Proc,
     Stopper,
     add_ephemeral,
@@ -79,6 +81,7 @@ from kbatch.controllers.kubelet.references import (
     pod_references,
 )
 from kbatch.controllers.kubelet.sandbox import SANDBOX_RETRY, sandbox_error
+from kbatch.controllers.kubelet.service_env import pod_service_env
 from kbatch.controllers.kubelet.status import (
     Seen,
     container_fingerprint,
@@ -276,7 +279,7 @@ class Kubelet:
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod),
-                    self._stopper(pod, run), make_prestop(pod) if run.init else None)  # sidecars' hooks
+                    self._stopper(pod, run), self._prestop(pod) if run.init else None)  # sidecars' hooks
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.clients.recorder(pod.spec.node_name).event(pod, *event)
@@ -329,6 +332,14 @@ class Kubelet:
         """The Services of ``namespace`` in the cache (the kubelet's service informer,
         :mod:`.service_env`)."""
         return self.ctx.cache.list(self._service, namespace)
+
+    def _prestop(self, pod: Any) -> PreStop | None:
+        """The pod's preStop hooks (:func:`.hooks.make_prestop`), with its service variables."""
+        return make_prestop(pod, lambda: self._service_vars(pod))
+
+    def _service_vars(self, pod: Any) -> Mapping[str, str]:
+        """The service variables of ``pod``'s containers now (:mod:`.service_env`)."""
+        return pod_service_env(pod.metadata.namespace or "", pod.spec.enable_service_links, self.services)
 
     def _mount(self, pod: Any, run: PodRun, now: float) -> None:
         """Set up the pod's ConfigMap/Secret volumes when a try is due: done (the pod may start), or a
@@ -428,7 +439,7 @@ class Kubelet:
             kill_at = max(self._timeline(meta.deletion_timestamp), now)
             first = run.kill_at is None
             request_deletion(run, kill_at, now, self._stopper(pod, run) if first else None,
-                             self._log_sink(pod) if first else None, make_prestop(pod) if first else None)
+                             self._log_sink(pod) if first else None, self._prestop(pod) if first else None)
         annotations = meta.annotations or {}
         probe_raw = annotations.get(PROBE_FAULT_ANNOTATION)
         if probe_raw or run.probe_faults:

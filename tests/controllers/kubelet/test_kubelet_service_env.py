@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kbatch.api.core_v1 import Event
 from kbatch.controllers.kubelet import behaviour
 from kbatch.controllers.kubelet.behaviour import container_command, container_env
 from kbatch.controllers.kubelet.logs import pod_logs
@@ -231,3 +232,25 @@ spec:
     cp.advance(5)
     assert pod_logs(cp, "default", "early", "c") == "[]\n"
     assert pod_logs(cp, "default", "later", "c") == "[10.0.0.17]\n"
+
+
+def test_an_exec_hook_sees_the_service_and_image_variables() -> None:
+    """A hook's ``ExecSync`` runs in the container, with the container's environment."""
+    cp = sim_cluster(1)
+    cp.apply("""
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox
+    command: [sleep, "30"]
+    lifecycle:
+      postStart:
+        exec: {command: [sh, -c, 'test "$KUBERNETES_SERVICE_HOST:$PATH" = "10.0.0.1:PATH_VALUE"']}
+""".replace("PATH_VALUE", DEFAULT_PATH))
+    cp.advance(5)
+    reasons = {e.reason for e in cp.client.list(Event, "default").items}
+    assert "FailedPostStartHook" not in reasons
