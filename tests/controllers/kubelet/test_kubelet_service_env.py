@@ -254,3 +254,21 @@ spec:
     cp.advance(5)
     reasons = {e.reason for e in cp.client.list(Event, "default").items}
     assert "FailedPostStartHook" not in reasons
+
+
+def test_env_in_a_container_lists_every_layer() -> None:
+    cp = sim_cluster(1)
+    cp.apply("""
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: "python:3.14", command: [sh, -c, env], env: [{name: OWN, value: "1"}]}
+""")
+    cp.advance(5)
+    lines = pod_logs(cp, "default", "p", "c").splitlines()
+    assert lines == sorted(lines)
+    assert {"HOSTNAME=p", "OWN=1", "PYTHON_VERSION=3.14.2", "KUBERNETES_SERVICE_HOST=10.0.0.1",
+            "KUBERNETES_PORT_443_TCP=tcp://10.0.0.1:443", f"PATH=/usr/local/bin:{DEFAULT_PATH}"} <= set(lines)
