@@ -23,6 +23,7 @@ from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta
 from kbatch.apiserver.names import generate_name, new_uid
 from kbatch.apiserver.requester import requester
+from kbatch.apiserver.service_ips import allocate_cluster_ip, allocates
 from kbatch.store.records import make_compare, make_put
 
 if TYPE_CHECKING:
@@ -109,6 +110,8 @@ def create_object(server: APIServer, obj: T, *, namespace: str | None = None, dr
         if warnings is not None:  # rest.BeforeCreate: after validation, before validating admission
             add_warnings(warnings, kind.strategy.warnings_on_create(work))
         server.admission.validate(request if work is admitted else request._replace(obj=work))
+        if allocates(kind.info):  # the Service REST's beginCreate (service_ips.py), dry run included
+            allocate_cluster_ip(server, work)
         if dry_run:
             return work
         key = kind.keys.key(work.metadata.namespace, work.name)

@@ -33,6 +33,7 @@ from kbatch.apiserver.codec import decode
 from kbatch.apiserver.default_accounts import seed_default_accounts
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.service_ips import ensure_master_service
 from kbatch.apiserver.watched_range import WatchedRange
 
 if TYPE_CHECKING:
@@ -65,12 +66,13 @@ class NamespaceLifecycle:
 
     def bootstrap(self) -> None:
         """Create the namespaces every cluster has (:meth:`ensure_system_namespaces`) and
-        ``cluster-info``, and their ``default`` ServiceAccounts."""
+        ``cluster-info``, their ``default`` ServiceAccounts, and the ``kubernetes`` Service."""
         if self.kind is None:
             return
         self.ensure_system_namespaces()
         publish_cluster_info(self._server)  # what kubeadm writes into kube-public
         seed_default_accounts(self._server, BOOTSTRAP_NAMESPACES)
+        ensure_master_service(self._server)  # kube-apiserver's kubernetes-service controller
 
     def ensure_system_namespaces(self) -> None:
         """Create each of :data:`BOOTSTRAP_NAMESPACES` that is missing, as kube-apiserver's

@@ -317,10 +317,12 @@ def _container_status(pod: Obj, container: str) -> Obj:
 def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, str], FilesFactory]:
     """The environment the kubelet gives the container (its ``container_env``: values, the
     downward-API ``fieldRef`` forms, ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` read from
-    the ConfigMaps and Secrets as they are now), and its files as the kubelet mounts them (read
+    the ConfigMaps and Secrets as they are now, the image's ``ENV``, the service variables of the
+    Services as they are now), and its files as the kubelet mounts them (read
     from the objects as they are now, when the command first touches one)."""
     from kbatch.api.core_v1 import Pod
     from kbatch.controllers.kubelet.behaviour import container_env
+    from kbatch.controllers.kubelet.service_env import pod_service_env
     from kbatch.controllers.kubelet.volume_files import files_factory
 
     model = Pod.from_dict(pod)
@@ -335,9 +337,16 @@ def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, st
         except NotFound:
             return None
 
-    files = files_factory(model, chosen, lookup, lambda other: container_env(model, other, lookup),
-                          _kubelet_tokens(backend))
-    return container_env(model, chosen, lookup), files
+    def services(namespace: str) -> list[Any]:
+        spec = backend.registry.for_name("Service")
+        return [spec.model.from_dict(o) for o in backend.list(spec.info, namespace)["items"]]
+
+    svc = pod_service_env(model.metadata.namespace or "", spec.enable_service_links, services)
+
+    def env(other: Any) -> dict[str, str]:
+        return container_env(model, other, lookup, services=svc)
+
+    return env(chosen), files_factory(model, chosen, lookup, env, _kubelet_tokens(backend))
 
 
 def _kubelet_tokens(backend: Any) -> TokenSource | None:

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-__all__ = ["IMAGES", "PROGRAMS", "Image", "Outcome", "Program", "image_argv", "image_name",
-           "owned_by_job", "stop_rule", "unknown_duration"]
+__all__ = ["DEFAULT_PATH", "IMAGES", "PROGRAMS", "Image", "Outcome", "Program", "image_argv", "image_env",
+           "image_name", "owned_by_job", "stop_rule", "unknown_duration"]
 
 
 class Outcome(Enum):
@@ -52,6 +52,7 @@ class Image:
     cmd: tuple[str, ...]
     source: str
     stop_signal: str = "TERM"  # no STOPSIGNAL: the runtime sends SIGTERM
+    env: tuple[tuple[str, str], ...] = ()  # its config's Env beyond the default PATH (image_env)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +71,17 @@ class Program:
 
 _DOCKER_LIBRARY = "docker-library/official-images (the image's Dockerfile)"
 
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+"""The ``PATH`` of an image config that sets none (the builder's default) and that containerd gives
+a container whose image has no ``Env`` (its default Unix spec): what busybox, alpine, ubuntu,
+debian and pause show."""
+
+# docker-library/python 3.14/trixie/Dockerfile (python:3.14, ``latest`` when written): ENV PATH
+# /usr/local/bin:$PATH over buildpack-deps:trixie (debian: no Env of its own), PYTHON_VERSION,
+# PYTHON_SHA256; 3.14 images no longer set GPG_KEY or LANG.
+_PYTHON_ENV = (("PATH", "/usr/local/bin:" + DEFAULT_PATH), ("PYTHON_VERSION", "3.14.2"),
+               ("PYTHON_SHA256", "ce543ab854bc256b61b71e9b27f831ffd1bfd60a479d639f8be7f9757cf573e9"))
+
 IMAGES: Mapping[str, Image] = {
     # kubernetes/kubernetes build/pause/Dockerfile: ENTRYPOINT ["/pause"]; pause.c sleeps in
     # pause() until SIGINT/SIGTERM, then exits 0, whatever its arguments: ``args`` cannot make it
@@ -82,7 +94,7 @@ IMAGES: Mapping[str, Image] = {
     "ubuntu": Image((), ("/bin/bash",), _DOCKER_LIBRARY),
     "debian": Image((), ("bash",), _DOCKER_LIBRARY),
     "bash": Image(("docker-entrypoint.sh",), ("bash",), _DOCKER_LIBRARY),
-    "python": Image((), ("python3",), _DOCKER_LIBRARY),
+    "python": Image((), ("python3",), _DOCKER_LIBRARY, env=_PYTHON_ENV),
     "perl": Image((), ("perl",), _DOCKER_LIBRARY),
     "nginx": Image(("/docker-entrypoint.sh",), ("nginx", "-g", "daemon off;"), _DOCKER_LIBRARY, "QUIT"),
     "httpd": Image((), ("httpd-foreground",), _DOCKER_LIBRARY, "WINCH"),
@@ -212,3 +224,13 @@ def unknown_duration(job_owned: bool, default: float) -> float:
     default delay (``general``'s ``pod-complete`` waits 1000 ms; ``fast`` none); any other pod no
     stage completes, so it stays Running until it is deleted."""
     return default if job_owned else math.inf
+
+
+@functools.lru_cache(maxsize=1024)
+def image_env(image: str) -> Mapping[str, str]:
+    """The image config's ``Env`` (OCI image-spec ``config.Env``) as containerd puts it under the
+    container's own variables (CRI ``WithEnv``: a container variable of the same name replaces it):
+    ``PATH`` (:data:`DEFAULT_PATH`, or the image's own) and whatever else the table's image sets.
+    An image not in the table has the default ``PATH`` only. Shared and read only."""
+    known = IMAGES.get(image_name(image))
+    return {"PATH": DEFAULT_PATH, **dict(known.env if known is not None else ())}

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from kbatch.sim.container_run import parse_sleep
+from kbatch.sim.env_listing import env_modelled
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_eval import COMMAND_SUBSTITUTION
 from kbatch.sim.shell_syntax import (
@@ -43,7 +44,7 @@ TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
                                             "break", "continue", "sleep", "printf", "read", "tee", "yes",
-                                            "shift", "local", "return"}
+                                            "shift", "local", "return", "printenv", "env"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -61,7 +62,7 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
-    return name in KNOWN or name in functions or "$" in name
+    return (name in KNOWN and env_modelled(name, _operands(rest))) or name in functions or "$" in name
 
 
 _REDIRECTION = re.compile(r"^(\d*|&)(>>?|<<<|<)")

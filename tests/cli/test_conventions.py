@@ -96,7 +96,7 @@ def test_get_json_empty_is_a_list(kb: Any) -> None:
     assert _get(kb, "jobs", "-l", "team=none") == empty
     assert _get(kb, "jobs", "-n", "elsewhere") == empty
     assert _get(kb, "cronjobs", "-A") == empty
-    assert _get(kb, "cronjobs,services") == empty
+    assert _get(kb, "cronjobs,services", "-n", "elsewhere") == empty
 
 
 def test_get_json_several_is_a_list_of_whole_objects(kb: Any) -> None:

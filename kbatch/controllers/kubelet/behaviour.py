@@ -26,7 +26,8 @@ from __future__ import annotations
 import functools
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kbatch.controllers.kubelet.engine import APP, ConfigError, Planner, Proc, Stopper
@@ -34,16 +35,29 @@ from kbatch.controllers.kubelet.hostname import pod_hostname
 from kbatch.controllers.kubelet.podips import Addresses
 from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, ProbeSpec
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
+from kbatch.controllers.kubelet.service_env import ServiceSource, pod_service_env
 from kbatch.controllers.kubelet.volume_files import TokenSource, after_run, files_factory
 from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret, stopped_run
-from kbatch.sim.images import image_argv, owned_by_job, stop_rule, unknown_duration
+from kbatch.sim.images import image_argv, image_env, owned_by_job, stop_rule, unknown_duration
 from kbatch.sim.signals import DEFAULT_STOP_SIGNAL, StopSignal, signal_name
 from kbatch.sim.stages import StageRule, pick_stage
 
-__all__ = ["command_run", "container_command", "container_env", "field_ref_value", "make_planner",
-           "make_stopper", "probe_specs", "touches_files"]
+__all__ = [
+    "Vars",
+    "command_run",
+    "container_command",
+    "container_env",
+    "env_parts",
+    "env_reads",
+    "field_ref_value",
+    "make_planner",
+    "make_stopper",
+    "probe_specs",
+    "touches_files",
+]
 
 _FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
+Vars = Mapping[str, str]  # a layer of variables (the service ones, an image's)
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 
 
@@ -82,39 +96,70 @@ def field_ref_value(pod: Any, path: str, addresses: Addresses | None = None) -> 
 
 
 def container_env(pod: Any, container: Any, lookup: Lookup | None = None,
-                  addresses: Addresses | None = None) -> dict[str, str]:
-    env: dict[str, str] = {}
+                  addresses: Addresses | None = None, services: Vars | None = None) -> dict[str, str]:
+    """Everything the container's process sees (:func:`env_parts` joined: its own variables win)."""
+    layers, own = env_parts(pod, container, lookup, addresses, services)
+    return {**layers, **own}
+
+
+def env_parts(pod: Any, container: Any, lookup: Lookup | None = None, addresses: Addresses | None = None,
+              services: Mapping[str, str] | None = None, hostname: bool = True,
+              reads: frozenset[str] | None = None) -> tuple[dict[str, str], dict[str, str]]:
+    """(what the runtime and the kubelet put under the container's variables, the container's own).
+
+    The layers, later ones winning (containerd's CRI ``WithEnv`` order, then the kubelet's
+    ``makeEnvironmentVariables``): the runtime's ``HOSTNAME`` (:mod:`.hostname`; computed only with
+    ``hostname``), the image's ``ENV`` (:func:`kbatch.sim.images.image_env`), the service variables
+    (:mod:`.service_env`, ``services``); a ``$(VAR)`` in an ``env`` value sees the container's
+    earlier variables, then the service ones. ``reads`` (None: any) keeps only those layer variables
+    the command may read, so that pods of one template share one run (:func:`command_run`)."""
+    services = services or {}
+    own: dict[str, str] = {}
+    seen: Mapping[str, str] = ChainMap(own, dict(services)) if services else own
     for var in container.env or ():
         if var.value is not None or var.value_from is None:  # no value at all: defined, empty
-            env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
+            own[var.name] = expand_k8s_refs(var.value, seen) if var.value else ""
         elif var.value_from is not None and var.value_from.field_ref is not None:
             value = field_ref_value(pod, var.value_from.field_ref.field_path, addresses)
             if value is not None:
-                env[var.name] = value
+                own[var.name] = value
     if lookup is not None:
-        env = resolve_env(container, pod.metadata.namespace or "", lookup, env)[0]
-    env.setdefault("HOSTNAME", pod_hostname(pod))  # the runtime's, under the container's own (.hostname)
-    return env
+        own = resolve_env(container, pod.metadata.namespace or "", lookup, own, services)[0]
+    layers = {"HOSTNAME": pod_hostname(pod)} if hostname else {}
+    layers.update(image_env(container.image or ""))
+    layers.update(services)
+    if reads is not None:
+        layers = {k: v for k, v in layers.items() if k in reads}
+    return layers, own
 
 
 Command = tuple[tuple[str, ...], tuple[tuple[str, str], ...]]  # argv, sorted environment
 
 
 def container_command(pod: Any, container: Any, lookup: Lookup | None = None,
-                      addresses: Addresses | None = None) -> Command:
+                      addresses: Addresses | None = None, services: Vars | None = None) -> Command:
     """What ``container`` runs (``command + args`` joined with its image's ENTRYPOINT and CMD,
-    :func:`kbatch.sim.images.image_argv`) and its environment, as plain hashable values."""
+    :func:`kbatch.sim.images.image_argv`) and its environment, as plain hashable values: of the
+    layered variables only those the command may read (:func:`env_reads`; the same run for every pod
+    of a template, the shared cache's key)."""
     argv = image_argv(container.image or "", tuple(container.command or ()), tuple(container.args or ()))
-    env = container_env(pod, container, lookup, addresses)
-    if not _reads_hostname(argv):  # the same run for every pod of a template (the shared cache's key)
-        env.pop("HOSTNAME", None)
-    return argv, tuple(sorted(env.items()))
+    reads = env_reads(argv)
+    layers, own = env_parts(pod, container, lookup, addresses, services,
+                            reads is None or "HOSTNAME" in reads, reads)
+    return argv, tuple(sorted({**layers, **own}.items()))
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_READS_ALL = re.compile(r"\b(?:env|printenv)\b")
 
 
 @functools.lru_cache(maxsize=4096)
-def _reads_hostname(argv: tuple[str, ...]) -> bool:
-    """May the command read ``$HOSTNAME``: it names it, or it may read a script from a file."""
-    return any("HOSTNAME" in word for word in argv) or touches_files(argv)
+def env_reads(argv: tuple[str, ...]) -> frozenset[str] | None:
+    """The variable names the command may read (None: any of them: it lists its environment, or it
+    may read a script from a file)."""
+    if touches_files(argv) or any(_READS_ALL.search(word) for word in argv):
+        return None
+    return frozenset(name for word in argv for name in _NAME.findall(word))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -139,6 +184,7 @@ def make_planner(
     with_refs: bool = False,
     addresses: Addresses | None = None,
     tokens: TokenSource | None = None,
+    services: ServiceSource | None = None,
 ) -> Planner:
     """The planner of one pod: ``plan(proc, restart_count) -> ContainerRun | ConfigError``.
 
@@ -149,18 +195,21 @@ def make_planner(
     command may touch files (:func:`touches_files`) keeps the pod: its files are read from the
     volumes when a run first touches one (:mod:`.volume_files`). A command nothing models runs
     ``default_duration`` in a pod a Job owns and until it is killed in any other (KWOK's rule,
-    :func:`kbatch.sim.images.unknown_duration`)."""
+    :func:`kbatch.sim.images.unknown_duration`). ``services`` lists a namespace's Services: their
+    variables are those of when the planner is built (upstream reads its informer as the container
+    starts, :mod:`.service_env`)."""
     uid = pod.metadata.uid
     default_duration = unknown_duration(
         owned_by_job(ref.kind for ref in pod.metadata.owner_references or ()), default_duration)
     containers = [*(pod.spec.init_containers or ()), *pod.spec.containers,
                   *(pod.spec.ephemeral_containers or ())]
-    commands = {c.name: container_command(pod, c, None, addresses) for c in containers}
     namespace = pod.metadata.namespace or ""
+    svc = pod_service_env(namespace, pod.spec.enable_service_links, services) if services is not None else {}
+    commands = {c.name: container_command(pod, c, None, addresses, svc) for c in containers}
     referring = {c.name: c for c in containers
                  if with_refs and lookup is not None and container_references(c)}
-    fields = {name: container_env(pod, c, None, addresses) for name, c in referring.items()}
-    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses),
+    fields = {name: container_env(pod, c, None, addresses, svc) for name, c in referring.items()}
+    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses, svc),
                                     tokens)
               for c in containers if touches_files(commands[c.name][0])}
     stage: StageRule | None = None
@@ -170,15 +219,17 @@ def make_planner(
         stage = pick_stage(stages, pod_dict, rng_for(f"{uid}/stage"))
     hooked = {c.name: c for c in containers if c.lifecycle is not None and c.lifecycle.post_start is not None}
     if hooked:
-        return _with_post_start(pod, hooked, _plan_of(commands, referring, fields, filing, stage, pod_dict,
-                                                      uid, namespace, lookup, rng_for, default_duration),
+        plan = _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, (namespace, svc), lookup,
+                        rng_for, default_duration)
+        return _with_post_start(pod, hooked, plan, svc,
                                 make_stopper(pod, default_duration, lookup, addresses, bool(stages),
-                                             tokens=tokens))
-    return _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, namespace, lookup, rng_for,
-                    default_duration)
+                                             tokens=tokens, services=services))
+    return _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, (namespace, svc), lookup,
+                    rng_for, default_duration)
 
 
-def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, stop: Stopper) -> Planner:
+def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, services: Vars,
+                     stop: Stopper) -> Planner:
     """``plan`` with the containers' postStart hooks (:func:`.hooks.post_started`)."""
     from kbatch.controllers.kubelet.hooks import post_started  # hooks reads this module's helpers
 
@@ -187,25 +238,29 @@ def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, stop: Stop
         container = hooked.get(proc.name)
         if container is None or isinstance(run, ConfigError):
             return run
-        return post_started(pod, container, run, proc, stop)
+        return post_started(pod, container, run, proc, stop, services)
 
     return with_hook
 
 
 def _plan_of(commands: dict[str, Command], referring: dict[str, Any], fields: dict[str, dict[str, str]],
              filing: dict[str, Any], stage: StageRule | None, pod_dict: dict[str, Any], uid: str,
-             namespace: str, lookup: Lookup | None, rng_for: Callable[[str], random.Random],
-             default_duration: float) -> Planner:
-    """The planner over what :func:`make_planner` read from the pod."""
+             where: tuple[str, Mapping[str, str]], lookup: Lookup | None,
+             rng_for: Callable[[str], random.Random], default_duration: float) -> Planner:
+    """The planner over what :func:`make_planner` read from the pod (``where``: its namespace and
+    service variables). A container whose environment reads ConfigMaps or Secrets gets them now, over
+    the layers of ``fields`` (those its command may read, as :func:`container_command`)."""
+    namespace, services = where
 
     def plan(proc: Proc, restart: int) -> ContainerRun | ConfigError:
         container = referring.get(proc.name)
         if container is not None and lookup is not None:
-            env, error = resolve_env(container, namespace, lookup, fields[proc.name])
+            own, error = resolve_env(container, namespace, lookup, fields[proc.name], services)
             if error is not None:
                 return ConfigError(error)
-            env.setdefault("HOSTNAME", fields[proc.name]["HOSTNAME"])  # the runtime's (.hostname)
-            commands[proc.name] = (commands[proc.name][0], tuple(sorted(env.items())))
+            argv, reads = commands[proc.name][0], env_reads(commands[proc.name][0])
+            layers = {k: v for k, v in fields[proc.name].items() if reads is None or k in reads}
+            commands[proc.name] = (argv, tuple(sorted({**layers, **own}.items())))
         if stage is not None and proc.kind == APP:
             return stage.run(pod_dict, rng_for(f"{uid}/{proc.name}/{restart}"))
         command = commands.get(proc.name)
@@ -221,7 +276,8 @@ def _plan_of(commands: dict[str, Command], referring: dict[str, Any], fields: di
 
 def make_stopper(pod: Any, default_duration: float = DEFAULT_DURATION, lookup: Lookup | None = None,
                  addresses: Addresses | None = None, staged: bool = False,
-                 stop_signals: bool = False, tokens: TokenSource | None = None) -> Stopper:
+                 stop_signals: bool = False, tokens: TokenSource | None = None,
+                 services: ServiceSource | None = None) -> Stopper:
     """What each container of ``pod`` does with its stop signal (:mod:`kbatch.sim.signals`): the
     image's STOPSIGNAL (:func:`kbatch.sim.images.stop_rule`), or the container's
     ``lifecycle.stopSignal`` when the ContainerStopSignals gate is on (``stop_signals``; KEP-4960);
@@ -233,6 +289,8 @@ def make_stopper(pod: Any, default_duration: float = DEFAULT_DURATION, lookup: L
     containers = {c.name: c for c in [*(pod.spec.init_containers or ()), *pod.spec.containers,
                                       *(pod.spec.ephemeral_containers or ())]}
     pid1 = not pod.spec.share_process_namespace
+    svc = pod_service_env(pod.metadata.namespace or "", pod.spec.enable_service_links, services) \
+        if services is not None else {}
 
     def stop(proc: Proc, at: float) -> ContainerRun | None:
         container = containers.get(proc.name)
@@ -242,8 +300,8 @@ def make_stopper(pod: Any, default_duration: float = DEFAULT_DURATION, lookup: L
         signal, exits = stop_rule(container.image or "", command, args)
         own = container.lifecycle.stop_signal if stop_signals and container.lifecycle else None
         name = signal_name(own or signal) or DEFAULT_STOP_SIGNAL
-        argv, env = container_command(pod, container, lookup, addresses)
-        files = files_factory(pod, container, lookup, lambda c: container_env(pod, c, lookup, addresses),
+        argv, env = container_command(pod, container, lookup, addresses, svc)
+        files = files_factory(pod, container, lookup, lambda c: container_env(pod, c, lookup, addresses, svc),
                               tokens) if touches_files(argv) else None
         return stopped_run(argv, dict(env), StopSignal(name, at, pid1), exits, default_duration, files)
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
@@ -54,6 +55,7 @@ from kbatch.controllers.kubelet.engine import (
     SIDECAR,
     Fault,
     PodRun,
+    PreStop,
     Proc,
     Stopper,
     add_ephemeral,
@@ -79,6 +81,7 @@ from kbatch.controllers.kubelet.references import (
     pod_references,
 )
 from kbatch.controllers.kubelet.sandbox import SANDBOX_RETRY, sandbox_error
+from kbatch.controllers.kubelet.service_env import pod_service_env
 from kbatch.controllers.kubelet.status import (
     Seen,
     container_fingerprint,
@@ -128,9 +131,9 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
 
 class Kubelet:
     def __init__(self, ctx: ControllerContext) -> None:
-        from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret
+        from kbatch.api.core_v1 import ConfigMap, Node, PersistentVolumeClaim, Pod, Secret, Service
 
-        self.ctx, self.Pod, self.Node = ctx, Pod, Node
+        self.ctx, self.Pod, self.Node, self._service = ctx, Pod, Node, Service
         self.clients = NodeClients(ctx)  # a pod's status and final delete are its node's kubelet's writes
         self.tokens = TokenManager(self.clients, ctx.clock)  # its pods' service-account tokens (tokens.py)
         self._sources: dict[str, Any] = {CONFIG_MAP: ConfigMap, SECRET: Secret, CLAIM: PersistentVolumeClaim}
@@ -276,7 +279,7 @@ class Kubelet:
         wake = next_wake(run)
         if wake is not None and wake <= now:  # the planner and log sink only when something is due
             advance(run, now, self._planner(pod, uid in self._env_refs, run), self._log_sink(pod),
-                    self._stopper(pod, run), make_prestop(pod) if run.init else None)  # sidecars' hooks
+                    self._stopper(pod, run), self._prestop(pod) if run.init else None)  # sidecars' hooks
             wake = next_wake(run)
         for event in take_events(run) if run.events else ():
             self.clients.recorder(pod.spec.node_name).event(pod, *event)
@@ -325,6 +328,19 @@ class Kubelet:
         except NotFound:
             return None
 
+    def services(self, namespace: str) -> list[Any]:
+        """The Services of ``namespace`` in the cache (the kubelet's service informer,
+        :mod:`.service_env`)."""
+        return self.ctx.cache.list(self._service, namespace)
+
+    def _prestop(self, pod: Any) -> PreStop | None:
+        """The pod's preStop hooks (:func:`.hooks.make_prestop`), with its service variables."""
+        return make_prestop(pod, lambda: self._service_vars(pod))
+
+    def _service_vars(self, pod: Any) -> Mapping[str, str]:
+        """The service variables of ``pod``'s containers now (:mod:`.service_env`)."""
+        return pod_service_env(pod.metadata.namespace or "", pod.spec.enable_service_links, self.services)
+
     def _mount(self, pod: Any, run: PodRun, now: float) -> None:
         """Set up the pod's ConfigMap/Secret volumes when a try is due: done (the pod may start), or a
         ``FailedMount`` event per volume and the next try after the back-off."""
@@ -372,7 +388,7 @@ class Kubelet:
         if self.stages and run is not None and run.ephemeral:
             kept = self._kept_planner(pod, refs, addresses)
             fresh = make_planner(pod, (), self._rng_for, self.default_duration, self.lookup, refs, addresses,
-                                 self.tokens.token)
+                                 self.tokens.token, self.services)
             return lambda proc, restart: (fresh if proc.kind == EPHEMERAL else kept)(proc, restart)
         if not self.stages:  # built on its first use: most transitions start no container
             built: list[Any] = []
@@ -380,7 +396,7 @@ class Kubelet:
             def plan(proc: Proc, restart: int) -> Any:
                 if not built:
                     built.append(make_planner(pod, (), self._rng_for, self.default_duration,
-                                              self.lookup, refs, addresses, self.tokens.token))
+                                              self.lookup, refs, addresses, self.tokens.token, self.services))
                 return built[0](proc, restart)
 
             return plan
@@ -392,7 +408,7 @@ class Kubelet:
         def stop(proc: Proc, at: float) -> Any:
             stopper = make_stopper(pod, self.default_duration, self.lookup, self._addresses(pod, run),
                                    bool(self.stages), gate_on(self.ctx.features, CONTAINER_STOP_SIGNALS),
-                                   self.tokens.token)
+                                   self.tokens.token, self.services)
             return stopper(proc, at)
 
         return stop
@@ -403,7 +419,7 @@ class Kubelet:
         if planner is None:
             planner = self._planners[uid] = make_planner(pod, self.stages, self._rng_for,
                                                          self.default_duration, self.lookup, refs,
-                                                         addresses, self.tokens.token)
+                                                         addresses, self.tokens.token, self.services)
         return planner
 
     def _rng_for(self, label: str) -> Any:
@@ -423,7 +439,7 @@ class Kubelet:
             kill_at = max(self._timeline(meta.deletion_timestamp), now)
             first = run.kill_at is None
             request_deletion(run, kill_at, now, self._stopper(pod, run) if first else None,
-                             self._log_sink(pod) if first else None, make_prestop(pod) if first else None)
+                             self._log_sink(pod) if first else None, self._prestop(pod) if first else None)
         annotations = meta.annotations or {}
         probe_raw = annotations.get(PROBE_FAULT_ANNOTATION)
         if probe_raw or run.probe_faults:

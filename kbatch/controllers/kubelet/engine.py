@@ -85,7 +85,9 @@ __all__ = [
     "APP",
     "CONFIG_RETRY",
     "EPHEMERAL",
+    "FAILED_POST_START",
     "INIT",
+    "KILLED_POST_START",
     "SIDECAR",
     "ConfigError",
     "EphemeralProc",
@@ -120,6 +122,8 @@ class ConfigError:
 Planner = Callable[["Proc", int], "ContainerRun | ConfigError"]  # (container, restart count) -> this run
 Stopper = Callable[["Proc", float], "ContainerRun | None"]  # (container, seconds since it started) ->
 # its run as the stop signal sent then changes it (None: the signal is dropped), :mod:`kbatch.sim.signals`
+FAILED_POST_START = ("Warning", "FailedPostStartHook", "PostStartHook failed")
+KILLED_POST_START = ("Normal", "Killing", "FailedPostStartHook")  # killContainer's message argument
 PreStop = Callable[["Proc", float], "Hook | None"]  # (container, seconds since it started) -> the run
 # of its preStop hook started then (None: it has none), :mod:`.termination`
 
@@ -642,6 +646,7 @@ def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop
     if run.kill_at is None and now is not None and not run.terminal:
         for proc in run.procs():
             if proc.held is not None:  # the kill cuts the sync short: the container is running
+                _cut_post_start(run, proc, now, prestop)
                 _unhold(proc)
         run.deadline = kill_at
         run.kill_at = max(kill_at, _stop_all(run, now, kill_at, stop, prestop, log))
@@ -653,6 +658,29 @@ def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop
         proc.config_retry_at = None  # no new containers while terminating
         if proc.restart_at is not None:
             proc.restart_at = None  # no restarts while terminating; it ends at kill time
+
+
+def _cut_post_start(run: PodRun, proc: Proc, now: float, prestop: PreStop | None) -> None:
+    """The pod is deleted while ``proc``'s postStart hook still runs (its start is held). Upstream's
+    pod worker cancels the sync in progress when the pod becomes terminating (``pod_workers.go``
+    ``UpdatePod``: ``becameTerminating`` → ``cancelFn``), so the hook's ``ExecSync`` or sleep
+    (``handlers.go`` ``runSleepHandler``: "container terminated before sleep hook finished") returns
+    its error at once: ``startContainer`` records ``FailedPostStartHook`` and ``killContainer(…,
+    "FailedPostStartHook")`` its ``Killing``, whose preStop hook, under the same cancelled context,
+    fails at once too (``FailedPreStopHook``); the terminating sync then stops the container as any
+    other (:func:`_stop_all`). What the hook would have done later (its own failure) is dropped."""
+    assert proc.held is not None
+    since, _, behaviour, _ = proc.held
+    failed = next((at for _, reason, _, at in behaviour.events if reason == FAILED_POST_START[1]), None)
+    if now >= since + (failed if failed is not None else behaviour.hold):
+        return  # the hook has ended (it failed: its kill is what is in progress)
+    path = container_field_path(proc.name, proc.kind != APP, proc.kind == EPHEMERAL)
+    hooks = {FAILED_POST_START[1:], KILLED_POST_START[1:]}
+    run.later = [e for e in run.later or () if e[4] != path or (e[2], e[3]) not in hooks] or None
+    _event(run, *FAILED_POST_START, proc)
+    _event(run, *KILLED_POST_START, proc)
+    if prestop is not None and prestop(proc, now - since) is not None:
+        _event(run, "Warning", "FailedPreStopHook", "PreStopHook failed", proc)
 
 
 def _stop_all(run: PodRun, now: float, kill_at: float, stop: Stopper | None, prestop: PreStop | None,

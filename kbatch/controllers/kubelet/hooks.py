@@ -21,11 +21,19 @@ Upstream ``pkg/kubelet/lifecycle/handlers.go`` ``handlerRunner.Run``, one case p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from kbatch.controllers.kubelet.behaviour import container_env, touches_files
-from kbatch.controllers.kubelet.engine import KILLED_EXIT_CODE, PreStop, Proc, Stopper
+from kbatch.controllers.kubelet.behaviour import Vars, container_env, touches_files
+from kbatch.controllers.kubelet.engine import (
+    FAILED_POST_START,
+    KILLED_EXIT_CODE,
+    KILLED_POST_START,
+    PreStop,
+    Proc,
+    Stopper,
+)
 from kbatch.controllers.kubelet.termination import Hook, hook_failure, stop_times
 from kbatch.controllers.kubelet.volume_files import after_run
 from kbatch.sim.command import ContainerRun, interpret
@@ -33,8 +41,6 @@ from kbatch.sim.images import image_name
 
 __all__ = ["handler_run", "make_prestop", "post_started", "serves_http"]
 
-FAILED_POST_START = ("Warning", "FailedPostStartHook", "PostStartHook failed")
-KILLED_POST_START = ("Normal", "Killing", "FailedPostStartHook")  # killContainer's message argument
 
 _HTTP_PROGRAMS = frozenset({"nginx", "httpd"})
 _AGNHOST_HTTP = frozenset({"netexec", "serve-hostname", "test-webserver", "fake-gitserver", "porter",
@@ -51,36 +57,42 @@ def serves_http(container: Any) -> bool:
     return name == "agnhost" and bool(args) and args[0] in _AGNHOST_HTTP
 
 
-def handler_run(pod: Any, container: Any, handler: Any) -> Hook:
-    """One run of a lifecycle ``handler`` of ``container`` (module docstring)."""
+def handler_run(pod: Any, container: Any, handler: Any, services: Vars | None = None) -> Hook:
+    """One run of a lifecycle ``handler`` of ``container`` (module docstring); an ``exec`` one sees
+    the container's environment, ``services`` its service variables."""
     if handler.sleep is not None:
         return Hook(float(handler.sleep.seconds or 0))
     if handler.exec is not None:
         argv = tuple(handler.exec.command or ())
-        files = after_run(pod, container, None, lambda c: container_env(pod, c)) \
+        files = after_run(pod, container, None, lambda c: container_env(pod, c, services=services)) \
             if touches_files(argv) else None
-        run = interpret(argv, container_env(pod, container), 0.0, files)
+        run = interpret(argv, container_env(pod, container, services=services), 0.0, files)
         return Hook(run.duration, run.exit_code != 0, in_container=True)
     if handler.http_get is not None:
         return Hook(0.0, not serves_http(container))
     return Hook(0.0, True)  # tcpSocket: "invalid handler"
 
 
-def make_prestop(pod: Any) -> PreStop | None:
-    """The pod's preStop hooks by container (None when no container has one: nothing per pod)."""
+def make_prestop(pod: Any, services: Callable[[], Vars] | None = None) -> PreStop | None:
+    """The pod's preStop hooks by container (None when no container has one: nothing per pod);
+    ``services`` gives the containers' service variables (read once, when a pod has a hook)."""
     containers = {c.name: c for c in [*(pod.spec.init_containers or ()), *pod.spec.containers]
                   if c.lifecycle is not None and c.lifecycle.pre_stop is not None}
     if not containers:
         return None
+    env = services() if services is not None else None
 
     def prestop(proc: Proc, at: float) -> Hook | None:
         container = containers.get(proc.name)
-        return handler_run(pod, container, container.lifecycle.pre_stop) if container is not None else None
+        if container is None:
+            return None
+        return handler_run(pod, container, container.lifecycle.pre_stop, env)
 
     return prestop
 
 
-def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: Stopper) -> ContainerRun:
+def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: Stopper,
+                 services: Vars | None = None) -> ContainerRun:
     """The run of a container with a ``postStart`` hook (``startContainer``): the hook runs as the
     container starts, and the kubelet's start of the container returns only when it has (its
     ``hold``: the status shows the container only then, and the next container starts only then).
@@ -91,7 +103,7 @@ def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: 
     its preStop hook, its stop signal, SIGKILL), so the run ends as that stop makes it end, unless
     it ended by itself first; the start returns when the kill is done. Both events carry the
     instant of the failure. The container then restarts or not by the pod's ``restartPolicy``."""
-    hook = handler_run(pod, container, container.lifecycle.post_start)
+    hook = handler_run(pod, container, container.lifecycle.post_start, services)
     failed_at = hook_failure(hook, run.duration)
     if failed_at is None:
         return replace(run, hold=hook.duration) if hook.duration > 0 else run
@@ -100,8 +112,8 @@ def post_started(pod: Any, container: Any, run: ContainerRun, proc: Proc, stop: 
         return replace(run, events=events, hold=failed_at)
     grace = pod.spec.termination_grace_period_seconds
     pre_stop = container.lifecycle.pre_stop
-    times = stop_times(failed_at, float(30 if grace is None else grace),
-                       handler_run(pod, container, pre_stop) if pre_stop is not None else None, None)
+    hook_run = handler_run(pod, container, pre_stop, services) if pre_stop is not None else None
+    times = stop_times(failed_at, float(30 if grace is None else grace), hook_run, None)
     stopped = stop(proc, times.signal_at) if run.duration > times.signal_at else None
     source = stopped if stopped is not None else run
     end, code = min(source.duration, times.kill_at), source.exit_code

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Callable
+from collections import ChainMap
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from kbatch.sim.command import expand_k8s_refs
@@ -83,11 +84,14 @@ def decode(text: str | None) -> str:
         return ""
 
 
-def resolve_env(container: Any, namespace: str, lookup: Lookup,
-                plain: dict[str, str]) -> tuple[dict[str, str], str | None]:
-    """The container's environment (``plain``: the ``fieldRef`` entries already resolved)
-    with its ConfigMap and Secret entries, and the first error (None when the container can start)."""
+def resolve_env(container: Any, namespace: str, lookup: Lookup, plain: dict[str, str],
+                services: Mapping[str, str] | None = None) -> tuple[dict[str, str], str | None]:
+    """The container's own environment (``plain``: the ``fieldRef`` entries already resolved)
+    with its ConfigMap and Secret entries, and the first error (None when the container can start).
+    A ``$(VAR)`` in a value sees the variables defined before it, then ``services`` (the service
+    variables, ``expansion.MappingFuncFor(tmpEnv, serviceEnv)``)."""
     env: dict[str, str] = {}
+    seen: Mapping[str, str] = ChainMap(env, dict(services)) if services else env
     for source in container.env_from or ():
         ref, kind = ((source.config_map_ref, CONFIG_MAP) if source.config_map_ref is not None
                      else (source.secret_ref, SECRET))
@@ -105,7 +109,7 @@ def resolve_env(container: Any, namespace: str, lookup: Lookup,
         ref = source and (source.config_map_key_ref or source.secret_key_ref)
         if ref is None:
             if var.value is not None or source is None:  # expanded against what is defined so far
-                env[var.name] = expand_k8s_refs(var.value, env) if var.value else ""
+                env[var.name] = expand_k8s_refs(var.value, seen) if var.value else ""
             elif var.name in plain:
                 env[var.name] = plain[var.name]
             continue

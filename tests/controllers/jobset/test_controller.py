@@ -159,7 +159,7 @@ def test_ttl_after_finished_deletes_the_jobset_and_its_children() -> None:
     cp.wait_for(lambda: not cp.client.list(JobSet, "default").items, "5m")
     assert (cp.now() - finished).total_seconds() >= 30
     cp.run_until_idle()
-    assert not jobs(cp) and not cp.client.list(Service, "default").items
+    assert not jobs(cp) and [s.name for s in cp.client.list(Service, "default").items] == ["kubernetes"]
 
 
 def test_a_jobset_managed_by_another_controller_is_left_alone() -> None:

@@ -264,3 +264,60 @@ def test_a_pod_deleted_while_a_post_start_hook_runs_stops_that_container_too() -
     (a,) = [s for s in last.status.container_statuses if s.name == "a"]
     assert a.state.terminated is not None and a.state.terminated.exit_code == 0  # its trap
     assert ("Normal", "Killing", "Stopping container a", "spec.containers{a}") in _events(cp, "Killing")
+
+
+# -- postStart edges: restarts, and a deletion while the hook runs ---------------------------------
+def _hook_events(cp: ControlPlane) -> list[tuple[str, str, str]]:
+    """The hook/kill events about the pod (each once: the recorder aggregates repeats)."""
+    reasons = ("FailedPostStartHook", "Killing", "FailedPreStopHook")
+    return sorted((e.type, e.reason, e.message) for e in cp.client.list(Event, "default").items
+                  if e.reason in reasons)
+
+
+def _count(cp: ControlPlane, reason: str) -> int:
+    return sum(e.count or 1 for e in cp.client.list(Event, "default").items if e.reason == reason)
+
+
+def test_a_restarted_container_runs_its_post_start_hook_again_and_is_killed_each_time() -> None:
+    """``startContainer`` runs the hook at every start of the container (kuberuntime_container.go):
+    with ``restartPolicy: Always`` a hook that fails kills every run."""
+    cp = sim_cluster(1)
+    cp.apply(_post_start_pod("{exec: {command: [sh, -c, 'sleep 1; exit 1']}}", _TRAPPED, restart="Always"))
+    seen = []
+    for _ in range(8):
+        cp.advance(5)
+        seen.append((_count(cp, "FailedPostStartHook"), _count(cp, "Killing")))
+    # runs start at 0, 1 (the first restart is at once), 12 (back-off 10 s), 33 (20 s); each hook
+    # fails a second later
+    assert seen == [(2, 2), (2, 2), (3, 3), (3, 3), (3, 3), (3, 3), (4, 4), (4, 4)]
+    assert cp.client.get(Pod, "p", "default").status.container_statuses[0].restart_count == 3
+
+
+@pytest.mark.parametrize("hook", ["{exec: {command: [sh, -c, 'sleep 20; exit 1']}}", "{sleep: {seconds: 8}}"])
+def test_a_deletion_cuts_a_running_post_start_hook(hook: str) -> None:
+    """The pod worker cancels the sync the hook runs in (pod_workers.go ``UpdatePod``): the hook fails
+    at the deletion instant (``FailedPostStartHook``, ``Killing`` "FailedPostStartHook"), its
+    kill's preStop under the cancelled context fails at once, and the terminating sync stops the
+    container with the pod's grace period ("Stopping container main", the preStop hook run again).
+    The hook's own later failure is never recorded."""
+    cp = sim_cluster(1)
+    cp.apply(_post_start_pod(hook, _TRAPPED, pre_stop="{exec: {command: [sh, -c, 'exit 0']}}"))
+    cp.advance(5)
+    assert _hook_events(cp) == []
+    cp.client.delete(Pod, "p", "default")
+    cp.advance(0.5)
+    cut = [("Normal", "Killing", "FailedPostStartHook"), ("Normal", "Killing", "Stopping container main"),
+           ("Warning", "FailedPostStartHook", "PostStartHook failed"),
+           ("Warning", "FailedPreStopHook", "PreStopHook failed")]
+    assert _hook_events(cp) == cut
+    cp.advance(30)
+    assert _hook_events(cp) == cut and _count(cp, "FailedPostStartHook") == 1
+
+
+def test_a_deletion_after_the_hook_returned_cuts_nothing() -> None:
+    cp = sim_cluster(1)
+    cp.apply(_post_start_pod("{sleep: {seconds: 2}}", _TRAPPED))
+    cp.advance(5)
+    cp.client.delete(Pod, "p", "default")
+    cp.advance(30)
+    assert _hook_events(cp) == [("Normal", "Killing", "Stopping container main")]

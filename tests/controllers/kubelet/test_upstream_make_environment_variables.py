@@ -3,9 +3,9 @@ simulated node and prints its variables (``echo`` in the command vocabulary), so
 read as the user would, through the pod's log; error rows show ``CreateContainerConfigError``.
 
 Source: kubernetes ``pkg/kubelet/kubelet_pods_test.go`` ``TestMakeEnvironmentVariables`` (1.37);
-the case names are upstream's. Rows that do not translate: the service-link rows ("api server = Y,
-kubelet = Y", "nil_enableServiceLinks", ...: kbatch injects no Service variables) and the
-``resourceFieldRef`` rows; "downward api pod" (the addresses) is in ``test_kubelet_pod_ips.py``, which
+the case names are upstream's. The service-link rows ("api server = Y, kubelet = Y",
+"nil_enableServiceLinks", ...) are in ``test_kubelet_service_env.py``; the ``resourceFieldRef`` rows
+do not translate; "downward api pod" (the addresses) is in ``test_kubelet_pod_ips.py``, which
 runs the node-ipam-controller that gives the node its pod range.
 Upstream's fake client answers every name with the row's object; here each object carries the name
 the row references. Upstream's ``*_invalid_keys`` rows expected an ``InvalidEnvironmentVariableNames``

@@ -28,7 +28,7 @@ from collections import Counter
 from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
-TRACE = "30a7d7006dfa241217e0134eb121b18c7e4c4d3bc686ee9563239904d7e2b8ca"
+TRACE = "5430bfcc1890ad11c957756c0322c61cc5e98fc9a39aa717d1140d760938a40b"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:
