@@ -24,7 +24,9 @@ kind read from ``kubectl get -o json`` of a real cluster is reported the same wa
   ``spec.schedulingGroup.podGroupName``; ``spec.schedulingPolicy.gang.minCount`` of them go together;
   it has no terminal state of its own, so its pods decide. One a Job owns is folded into the Job.
 * Kueue Workload: kubernetes-sigs/kueue ``apis/kueue/v1beta2/workload_types.go`` — ``QuotaReserved``
-  then ``Admitted``; ``status.admission.clusterQueue`` names its ClusterQueue.
+  then ``Admitted``; ``status.admission.clusterQueue`` names its ClusterQueue. Until then it waits in
+  the LocalQueue ``spec.queueName`` of its namespace, whose ``spec.clusterQueue``
+  (``localqueue_types.go``) is the ClusterQueue it waits for (:meth:`KueueWorkload.waiting_in`).
 """
 
 from __future__ import annotations
@@ -203,6 +205,14 @@ class KueueWorkload:
         admission = (obj.get("status") or {}).get("admission") or {}
         queue = admission.get("clusterQueue") or (obj.get("spec") or {}).get("queueName")
         return (found[-1] if found else None), queue
+
+    def waiting_in(self, obj: Obj) -> str | None:
+        """The LocalQueue (of the Workload's namespace) it waits in: ``spec.queueName`` while no
+        ClusterQueue admitted it; the report names that LocalQueue's ClusterQueue when it has it."""
+        if ((obj.get("status") or {}).get("admission") or {}).get("clusterQueue"):
+            return None
+        found = (obj.get("spec") or {}).get("queueName")
+        return str(found) if found else None
 
 
 class KindRegistry:

@@ -2,7 +2,7 @@
 serve``), or files of ``kubectl get -o json`` / ``-o yaml`` output.
 
 Only the kinds a report reads are listed: pods, nodes, DRA's ResourceSlices, ResourceClaims and
-DeviceClasses, Kueue's ClusterQueues, and every kind of the
+DeviceClasses, Kueue's ClusterQueues and LocalQueues, and every kind of the
 :class:`~kbatch.reporting.kinds.KindRegistry` that the server serves (a kind it does not serve, e.g.
 JobSet without its family, is skipped). The claims' history (claim_history.py) comes from a control
 plane's trace, or from a state directory's trace files.
@@ -24,7 +24,7 @@ __all__ = ["claim_history_of", "claim_history_of_state", "claims_used", "from_ba
 Obj = dict[str, Any]
 _CORE = (("", "Pod"), ("", "Node"), ("resource.k8s.io", "ResourceSlice"),
          ("resource.k8s.io", "ResourceClaim"), ("resource.k8s.io", "DeviceClass"),
-         ("kueue.x-k8s.io", "ClusterQueue"))
+         ("kueue.x-k8s.io", "ClusterQueue"), ("kueue.x-k8s.io", "LocalQueue"))
 
 
 def _served(registry: Any, group: str, kind: str) -> Any | None:

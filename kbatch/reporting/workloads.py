@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from kbatch.reporting.kinds import KindRegistry, Outcome, SelfFacts, WorkloadKind
+from kbatch.reporting.kinds import AdmissionSource, KindRegistry, Outcome, SelfFacts, WorkloadKind
 from kbatch.reporting.pods import PodFacts
 from kbatch.reporting.wire import Obj, controller_ref, labels, meta, reading, ref_of, times, uid
 
@@ -178,6 +178,30 @@ def _bare_pod(pod: PodFacts) -> tuple[str, SelfFacts]:
     return "Pod", SelfFacts(created=pod.created, admitted=pod.created, finished=None, outcome=None)
 
 
+def local_queue_routes(objects: Iterable[Obj]) -> dict[tuple[str, str], str]:
+    """(namespace, LocalQueue) → the ClusterQueue it submits to (kueue ``localqueue_types.go``
+    ``spec.clusterQueue``), for the LocalQueues among ``objects``."""
+    routes: dict[tuple[str, str], str] = {}
+    for obj in objects:
+        if ref_of(obj)[:2] == ("kueue.x-k8s.io", "LocalQueue"):
+            target = (obj.get("spec") or {}).get("clusterQueue")
+            if target:
+                m = meta(obj)
+                routes[(str(m.get("namespace") or ""), str(m.get("name") or ""))] = str(target)
+    return routes
+
+
+def _routed(source: AdmissionSource, obj: Obj, routes: Mapping[tuple[str, str], str]
+            ) -> tuple[datetime | None, str | None]:
+    """``source.admitted(obj)``, its queue the ClusterQueue behind the LocalQueue a not yet admitted
+    object waits in (an optional ``waiting_in(obj)`` of the source), when that LocalQueue is known."""
+    admitted, queue = source.admitted(obj)
+    waiting_in = getattr(source, "waiting_in", None)
+    local = waiting_in(obj) if waiting_in is not None else None
+    routed = routes.get((str(meta(obj).get("namespace") or ""), local)) if local else None
+    return admitted, routed or queue
+
+
 def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
                     kinds: KindRegistry) -> list[WorkloadRecord]:
     """Every top-level workload among ``objects``, with the pods (by uid in ``pods``) that belong to it;
@@ -202,6 +226,7 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
             bare.append(pod)
     tops -= {u for u in grouped if not members[u]}  # e.g. a Job's pods in a scheduler-plugins PodGroup
     admissions: dict[str, tuple[datetime | None, str | None]] = {}
+    routes = local_queue_routes(objects)
     for obj in objects:
         group, kind_name, _, _ = ref_of(obj)
         source = kinds.admission(group, kind_name)
@@ -209,7 +234,7 @@ def build_workloads(objects: Sequence[Obj], pods: Mapping[str, PodFacts],
         target = index.top(ref.get("uid")) if source is not None and ref else None
         if source is not None and target is not None:
             with reading(obj):
-                admissions[target] = source.admitted(obj)
+                admissions[target] = _routed(source, obj, routes)
     records = []
     for u in tops:
         obj = index.by_uid[u]

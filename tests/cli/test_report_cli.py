@@ -137,3 +137,20 @@ def test_dash_f_reads_paths_as_kubectl_does_and_outputs_fail_in_one_line(kb: Any
     assert res.err == f"error: cannot write {blocker / 'r.html'}: Not a directory\n"
     res = kb("report", "--plot", str(blocker / "plots"))
     assert res.code == 1 and res.err == f"error: cannot write {blocker / 'plots'}: Not a directory\n"
+
+
+def test_by_queue_counts_a_pending_job_under_its_cluster_queue(kb: Any) -> None:
+    """Kueue's sample Job twice against 4 cpu of quota: one admitted, one waiting in ``user-queue``;
+    ``--by queue`` puts both under ``cluster-queue`` (the LocalQueue's ClusterQueue)."""
+    root = Path(__file__).resolve().parents[2] / "examples" / "kueue"
+    kb.ok("nodes", "add", "--count", "2")
+    kb.ok("apply", "-f", str(root / "queues.yaml"))
+    job = (root / "job.yaml").read_text()
+    kb.ok("apply", "-f", "-", input_=job)
+    kb.ok("apply", "-f", "-", input_=job.replace("name: sample-job", "name: second-job"))
+    kb.ok("advance", "5s")
+    doc = json.loads(kb.ok("report", "-o", "json", "--by", "queue"))
+    found = _by_name(doc)
+    assert found["sample-job"]["admitted"] is not None and found["second-job"]["admitted"] is None
+    assert found["sample-job"]["queue"] == found["second-job"]["queue"] == "cluster-queue"
+    assert [g["group"] for g in doc["summary"]] == ["cluster-queue", "all"]

@@ -101,6 +101,30 @@ def test_kueue_workload_admits_its_job() -> None:
     assert [g.group for g in report.groups] == ["cq-a", "all"]
 
 
+def test_a_pending_workload_counts_under_its_local_queues_cluster_queue() -> None:
+    """Before admission QUEUE is the ClusterQueue behind the LocalQueue the Workload waits in, so one
+    ClusterQueue's pending and admitted workloads aggregate together (kueue ``localqueue_types.go``)."""
+    done, waiting, stray = (job("done", 0, started=5, complete=40), job("waiting", 1, suspend=True),
+                            job("stray", 1, suspend=True))
+    kueue = "kueue.x-k8s.io/v1beta2"
+    reserved = [{"type": "QuotaReserved", "status": "True", "lastTransitionTime": ts(4)}]
+    admitted = custom(kueue, "Workload", "job-done", 0, owner=done, spec={"queueName": "cq-a"},
+                      status={"conditions": reserved, "admission": {"clusterQueue": "cq-a"}})
+    pending = custom(kueue, "Workload", "job-waiting", 1, owner=waiting, spec={"queueName": "team-a"})
+    lost = custom(kueue, "Workload", "job-stray", 1, owner=stray, spec={"queueName": "nowhere"})
+    routes = [custom(kueue, "LocalQueue", "team-a", 0, spec={"clusterQueue": "cq-a"}),
+              custom(kueue, "LocalQueue", "cq-a", 0, spec={"clusterQueue": "cq-b"})]
+    objs = [done, admitted, waiting, pending, stray, lost,
+            pod("done-a", 5, owner=done, scheduled=5, started=5, finished=39)]
+    report = build_report([*objs, *routes], by="queue")
+    queues = {w.name: w.queue for w in report.workloads}
+    # admitted: its admission's ClusterQueue, never re-routed through a LocalQueue of that name
+    assert queues == {"done": "cq-a", "waiting": "cq-a", "stray": "nowhere"}  # no LocalQueue "nowhere"
+    assert [g.group for g in report.groups] == ["cq-a", "nowhere", "all"]
+    without = build_report(objs, by="queue")  # e.g. `kubectl get jobs,workloads -o json` alone
+    assert {w.name: w.queue for w in without.workloads}["waiting"] == "team-a"
+
+
 def test_jobset_folds_in_its_jobs_and_their_pods() -> None:
     js = custom("jobset.x-k8s.io/v1alpha2", "JobSet", "js", 0, spec={"replicatedJobs": [
         {"name": "w", "replicas": 2, "template": {"spec": {"parallelism": 1}}}]},
