@@ -9,6 +9,7 @@ Series are ``[[t, value], ...]`` step points, ``t`` in seconds since origin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,8 @@ from kbatch.reporting.workloads import DURATIONS, WorkloadRecord
 if TYPE_CHECKING:
     from kbatch.reporting.report import Report
 
-__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "admin_access_row", "iso", "pod_row", "report_dict",
-           "workload_row"]
+__all__ = ["MILESTONES", "WORKLOAD_COLUMNS", "admin_access_row", "device_resources", "iso", "pod_row",
+           "report_dict", "workload_device_seconds", "workload_row", "workload_rows"]
 
 MILESTONES = ("created", "admitted", "first_scheduled", "all_running", "finished")
 WORKLOAD_COLUMNS = ("kind", "namespace", "name", "queue", "outcome", "pods", "restarts", "failures",
@@ -40,7 +41,24 @@ def _num(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def workload_row(record: WorkloadRecord, origin: datetime | None = None) -> dict[str, Any]:
+def workload_device_seconds(record: WorkloadRecord, pods: Mapping[str, PodFacts]) -> dict[str, float]:
+    """Per DRA resource, the device-seconds of the workload's pods (``pods`` by uid; each pod's
+    ``device_seconds`` summed: shares of shared claims included, admin access not)."""
+    total: dict[str, float] = {}
+    for uid in record.pod_uids:
+        pod = pods.get(uid)
+        for name, seconds in pod.device_seconds.items() if pod is not None else ():
+            total[name] = total.get(name, 0.0) + seconds
+    return {name: round(total[name], 6) for name in sorted(total)}
+
+
+def device_resources(rows: list[dict[str, Any]]) -> list[str]:
+    """The DRA resources any of the workload rows held devices of, sorted."""
+    return sorted({name for row in rows for name in row.get("device_seconds", ())})
+
+
+def workload_row(record: WorkloadRecord, origin: datetime | None = None,
+                 device_seconds: Mapping[str, float] | None = None) -> dict[str, Any]:
     row: dict[str, Any] = {"kind": record.kind, "namespace": record.namespace, "name": record.name,
                            "queue": record.queue, "outcome": record.outcome, "pods": record.pods,
                            "restarts": record.restarts, "failures": record.failures}
@@ -53,7 +71,15 @@ def workload_row(record: WorkloadRecord, origin: datetime | None = None) -> dict
             at = getattr(record, name)
             row[f"{name}_s"] = _num((at - origin).total_seconds()) if at is not None else None
     row["labels"] = dict(sorted(record.labels.items()))
+    if device_seconds is not None:
+        row["device_seconds"] = dict(device_seconds)
     return row
+
+
+def workload_rows(report: Report, origin: datetime | None = None) -> list[dict[str, Any]]:
+    """Every workload's row, with its pods' device-seconds."""
+    pods = {p.uid: p for p in report.pods if p.uid}
+    return [workload_row(r, origin, workload_device_seconds(r, pods)) for r in report.workloads]
 
 
 def pod_row(pod: PodFacts, origin: datetime) -> dict[str, Any]:
@@ -94,7 +120,7 @@ def report_dict(report: Report) -> dict[str, Any]:
         groups.append(entry)
     return {
         "origin": iso(report.origin), "end": iso(report.end), "by": report.by,
-        "workloads": [workload_row(r, report.origin) for r in report.workloads],
+        "workloads": workload_rows(report, report.origin),
         "pods": [pod_row(p, report.origin) for p in report.pods],
         "summary": groups,
         "cluster": {

@@ -7,7 +7,8 @@
   per device and claim: node, namespace, pods, the spans it was held, seconds).
 * ``json``: :meth:`Report.to_dict` (keys sorted, 2-space indent).
 * ``csv``: one row per workload, the columns of :data:`~kbatch.reporting.records.WORKLOAD_COLUMNS`
-  (durations in seconds, empty where unknown).
+  (durations in seconds, empty where unknown), then ``device_seconds[R]`` for each DRA resource ``R``
+  some workload's pods held devices of (the pods' device-seconds summed; 0 for the others).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import io
 import json
 from typing import TYPE_CHECKING, Any
 
-from kbatch.reporting.records import WORKLOAD_COLUMNS, workload_row
+from kbatch.reporting.records import WORKLOAD_COLUMNS, device_resources, workload_rows
 from kbatch.reporting.workloads import DURATIONS
 
 if TYPE_CHECKING:
@@ -44,10 +45,12 @@ def render_json(report: Report) -> str:
 def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(WORKLOAD_COLUMNS)
-    for record in report.workloads:
-        row = workload_row(record)
-        writer.writerow(["" if row[c] is None else row[c] for c in WORKLOAD_COLUMNS])
+    rows = workload_rows(report)
+    devices = device_resources(rows)
+    writer.writerow([*WORKLOAD_COLUMNS, *(f"device_seconds[{name}]" for name in devices)])
+    for row in rows:
+        held = [row["device_seconds"].get(name, 0) for name in devices]
+        writer.writerow([*("" if row[c] is None else row[c] for c in WORKLOAD_COLUMNS), *held])
     return out.getvalue()
 
 

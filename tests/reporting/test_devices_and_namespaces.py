@@ -3,6 +3,10 @@ every node."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +17,10 @@ from hypothesis import strategies as st
 import kbatch
 from kbatch.reporting import build_report
 from kbatch.reporting.devices import device_capacity, device_use
+from kbatch.reporting.render import render
 from kbatch.sim import NodeTemplate, create_nodes
 from kbatch.sim.devices import DeviceTemplate
-from tests.reporting.builders import custom, job, node, pod
+from tests.reporting.builders import T0, custom, job, node, pod
 
 GPU_POD = (Path(__file__).resolve().parents[2] / "examples" / "dra" / "gpu-pod.yaml").read_text()
 
@@ -80,3 +85,26 @@ def test_namespace_filter_keeps_cluster_scoped_objects() -> None:
     [cpu] = [u for u in only_a.utilisation if u.resource == "cpu"]
     assert max(s.value for s in cpu.used) == 1 and cpu.capacity[-1].value == 4  # the node stays
 
+
+
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(1, 90)), min_size=1, max_size=4))
+def test_a_workloads_device_seconds_are_its_pods(held: list[tuple[int, int]]) -> None:
+    """``-o json``/``-o csv`` give each workload its pods' device-seconds summed; a workload without
+    devices gets 0 in the CSV's ``device_seconds[R]`` column and ``{}`` in JSON."""
+    owner, idle = job("train", 0, started=0), job("idle", 0, started=0)
+    objs: list[dict[str, Any]] = [node("node-0"), _slice("node-0", 8), owner, idle,
+                                  pod("idle-p", 0, owner=idle, scheduled=0, started=0, finished=100)]
+    for i, (devices, seconds) in enumerate(held):
+        objs += [_claim(f"c{i}", devices), _using(pod(f"p{i}", 0, owner=owner, scheduled=0, started=0,
+                                                      finished=seconds), f"c{i}")]
+    report = build_report(objs, end=T0 + timedelta(seconds=100))
+    rows = {r["name"]: r for r in csv.DictReader(io.StringIO(render(report, "csv")))}
+    expected = sum(d * s for d, s in held)
+    assert float(rows["train"]["device_seconds[devices/gpu.example.com]"]) == pytest.approx(expected)
+    assert float(rows["idle"]["device_seconds[devices/gpu.example.com]"]) == 0
+    doc = {w["name"]: w for w in json.loads(render(report, "json"))["workloads"]}
+    assert doc["train"]["device_seconds"] == {"devices/gpu.example.com": pytest.approx(expected)}
+    assert doc["idle"]["device_seconds"] == {}
+    pod_sum = sum(p["device_seconds"].get("devices/gpu.example.com", 0)
+                  for p in json.loads(render(report, "json"))["pods"])
+    assert pod_sum == pytest.approx(expected)
