@@ -134,6 +134,8 @@ def report_dict(report: Report) -> dict[str, Any]:
             "pending_pods": _steps(report.pending_pods),
             "pending_workloads": _steps(report.pending_workloads),
             "admin_access": {u.resource: _utilisation(u) for u in report.admin_access_utilisation},
+            "admin_access_by_node_group": {group: {u.resource: _utilisation(u) for u in series}
+                                           for group, series in report.admin_access_by_node_group},
         },
         "admin_access": [admin_access_row(r, report.origin) for r in report.admin_access],
     }

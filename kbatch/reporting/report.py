@@ -45,6 +45,7 @@ class Report:
     utilisation_by_flavor: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()  # Kueue quota
     admin_access: tuple[AdminAccessRecord, ...] = ()  # DRA devices under admin access (no use)
     admin_access_utilisation: tuple[UtilisationSeries, ...] = ()  # those devices over the capacity
+    admin_access_by_node_group: tuple[tuple[str, tuple[UtilisationSeries, ...]], ...] = ()  # per node group
 
     @property
     def makespan(self) -> float | None:
@@ -102,20 +103,38 @@ def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts], dra: DraUse)
     return [r for r in BASE_RESOURCES if r in offered] + extra
 
 
+def _group_members(node_objs: Sequence[Obj], label: str) -> list[tuple[str, list[int]]]:
+    """Node indices per value of the node label ``label`` (nodes without it: ``<none>``), by value."""
+    members: dict[str, list[int]] = {}
+    for i, n in enumerate(node_objs):
+        members.setdefault(str(labels(n).get(label, "<none>")), []).append(i)
+    return sorted(members.items())
+
+
 def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: Sequence[PodFacts],
                  shared: Sequence[tuple[str, Interval]], label: str, resources: Sequence[str],
                  origin: datetime, stop: datetime,
                  window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
     """Utilisation per value of the node label ``label`` (nodes without it: ``<none>``)."""
-    members: dict[str, list[int]] = {}
-    for i, n in enumerate(node_objs):
-        members.setdefault(str(labels(n).get(label, "<none>")), []).append(i)
     out = []
-    for group in sorted(members):
-        names = {str(meta(node_objs[i]).get("name")) for i in members[group]}
-        series = utilisation([p for p in pods if p.node in names], [intervals[i] for i in members[group]],
+    for group, members in _group_members(node_objs, label):
+        names = {str(meta(node_objs[i]).get("name")) for i in members}
+        series = utilisation([p for p in pods if p.node in names], [intervals[i] for i in members],
                              resources, origin, stop, window, [iv for n, iv in shared if n in names])
         out.append((group, tuple(series)))
+    return tuple(out)
+
+
+def _admin_access_by_node_group(node_objs: Sequence[Obj], intervals: Sequence[Interval], dra: DraUse,
+                                label: str, origin: datetime, stop: datetime, window: float | None
+                                ) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
+    """Devices under admin access per node group, over the group's devices (groups with any)."""
+    out = []
+    for group, members in _group_members(node_objs, label):
+        names = {str(meta(node_objs[i]).get("name")) for i in members}
+        held = [(n, iv) for n, iv in dra.admin_intervals if n in names]
+        if held:
+            out.append((group, _admin_access(held, [intervals[i] for i in members], origin, stop, window)))
     return tuple(out)
 
 
@@ -175,12 +194,14 @@ def build_report(objects: Iterable[Obj], *, end: datetime | None = None, by: str
         pending_workloads=tuple(count_series(((r.created, r.first_scheduled or r.finished) for r in records),
                                              origin, stop)),
         pods=tuple(pod_list), admin_access=dra.admin_access,
-        admin_access_utilisation=_admin_access(dra, node_ivs, origin, stop, window))
+        admin_access_utilisation=_admin_access(dra.admin_intervals, node_ivs, origin, stop, window),
+        admin_access_by_node_group=(_admin_access_by_node_group(node_objs, node_ivs, dra, node_group, origin,
+                                                                stop, window) if node_group else ()))
 
 
-def _admin_access(dra: DraUse, node_ivs: Sequence[Interval], origin: datetime, stop: datetime,
-                  window: float | None) -> tuple[UtilisationSeries, ...]:
+def _admin_access(admin_intervals: Sequence[tuple[str | None, Interval]], node_ivs: Sequence[Interval],
+                  origin: datetime, stop: datetime, window: float | None) -> tuple[UtilisationSeries, ...]:
     """Devices under admin access over the devices published, per resource that has any."""
-    names = sorted({r for _n, iv in dra.admin_intervals for r in iv.amounts})
-    held = [iv for _n, iv in dra.admin_intervals]
+    names = sorted({r for _n, iv in admin_intervals for r in iv.amounts})
+    held = [iv for _n, iv in admin_intervals]
     return tuple(utilisation((), node_ivs, names, origin, stop, window, held))

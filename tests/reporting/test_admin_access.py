@@ -146,3 +146,20 @@ def test_kbatch_report_through_kbatch_serve(tmp_path: Path) -> None:
     finally:
         assert proc.stop() == 0, "".join(proc.output)
     assert not (tmp_path / "unused").exists()
+
+
+def test_admin_access_per_node_group() -> None:
+    """``--node-group rack``: devices under admin access over each rack's devices; racks without any
+    are left out, as the cluster-wide record leaves out resources without any."""
+    world = [o for o in _world() if o.get("kind") != "Node"]
+    racks = [node("node-0"), node("node-1")]
+    for n, rack in zip(racks, ("a", "b"), strict=True):
+        n["metadata"]["labels"] = {"rack": rack}
+    report = build_report([*world, *racks, slice_of("node-1", ["A100", "A100", "H100", "H100"])],
+                          node_group="rack")
+    assert _series(report.admin_access_utilisation, GPU, "ratio") == [(0, 0.5)]  # 4 of 8 devices
+    groups = dict(report.admin_access_by_node_group)
+    assert list(groups) == ["a"]
+    assert _series(groups["a"], GPU, "ratio") == [(0, 1)] and _series(groups["a"], GPU) == [(0, 4)]
+    doc = report.to_dict()["cluster"]["admin_access_by_node_group"]
+    assert doc["a"][GPU]["mean"] == pytest.approx(1) and set(doc) == {"a"}
