@@ -7,13 +7,17 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multiku
 is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueue: …"):
 
 * deleted → every remote job and Workload is removed;
+* 1. an elastic Workload finished as ``WorkloadSliceReplaced``, or a scale-up slice still without
+  quota, touches no worker (:mod:`.elastic`: its job runs on under the slice chain);
 * 2. finished or without quota → every remote copy is removed (retried after ``workerLostTimeout``
   while a worker is unreachable);
 * 3. a remote Workload finished → the job's status is synced and the local Workload finishes with the
-  remote's reason and message;
+  remote's reason and message (a remote ``OutOfSync`` finish of a Workload that is not elastic
+  resets a Ready check to Retry instead);
 * 4. a remote Workload evicted → with the local one evicted too, the job's status is synced; else a
   Ready check goes Retry ("Workload evicted on worker cluster: …");
-* 5. remote copies whose spec differs are removed (a changed priority is updated in place);
+* 5. remote copies whose spec differs are removed (an elastic Workload's scale-down and a changed
+  priority are written into the copy instead);
 * 6. a remote Workload admitted (the earliest): the other copies are removed; the local Workload
   evicted (still holding quota) → the admitting copy gets ``DeactivationTarget``
   (``EvictedOnManagerCluster``) and nothing else happens; otherwise the remote job is
@@ -24,12 +28,14 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   waits out ``workerLostTimeout`` from the loss, then Retry ("Admitting remote lost"); reachable,
   Retry ("Admitting remote no longer exists");
 * 8./nomination: while the check is Pending and no cluster is recorded, the AllAtOnce dispatcher
-  nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
+  nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each;
+  an elastic slice that carries a ``clusterName`` (a scale-up's, copied by the scheduler from the
+  slice it replaces) gets a copy on that worker only, nothing nominated.
 
-The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
-dispatchers (their nominations are taken as they are, as upstream), the elastic sync (upstream's
-steps 1, 3 and 5 for workload slices, the slice's ``clusterName`` and single-worker nomination: a
-scale-up here re-creates the remote job), multi-workload adapters, orchestrated preemption (alpha).
+The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`); the batch/v1 Job adapter
+patches an elastic Job's remote copy in place (:mod:`.elastic`). Not modelled: external dispatchers
+(their nominations are taken as they are, as upstream), multi-workload adapters, orchestrated
+preemption (alpha).
 """
 
 from __future__ import annotations

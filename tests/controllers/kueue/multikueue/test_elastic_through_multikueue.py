@@ -180,6 +180,21 @@ def test_elastic_jobset_is_refused_on_a_multikueue_queue() -> None:
     assert world.manager.client.list(Workload).items == []
 
 
+def test_elastic_pod_is_refused_on_a_multikueue_queue() -> None:
+    """The pod webhook runs the same ``ValidateJobOnCreate`` (``ValidateElasticJobAnnotation``)."""
+    world = _world()
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"},
+                     "annotations": {"kueue.x-k8s.io/elastic-job": "true"}},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]},
+    }
+    with pytest.raises(Forbidden, match=re.escape('elastic job is not supported for "/v1, Kind=Pod"')):
+        world.manager.apply(pod)
+    assert world.manager.client.list(Workload).items == []
+
+
 def test_elastic_job_with_a_required_topology_is_refused() -> None:
     world = _world()
     j = {
