@@ -51,8 +51,9 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
         pytest.param("Retry", "worker1", True, True, id="Retry, ClusterName set, elastic workload"),
     ],
 )
-def test_should_skip_cluster_nomination(state: str | None, cluster: str | None, is_elastic: bool,
-                                        want: bool) -> None:
+def test_should_skip_cluster_nomination(
+    state: str | None, cluster: str | None, is_elastic: bool, want: bool
+) -> None:
     assert elastic.skip_nomination(state, cluster, is_elastic) is want
 
 
@@ -89,8 +90,12 @@ class Jobs:
         return obj
 
 
-def job(parallelism: int | None = None, suspend: bool = True, labels: dict[str, str] | None = None,
-        annotations: dict[str, str] | None = None) -> Job:
+def job(
+    parallelism: int | None = None,
+    suspend: bool = True,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+) -> Job:
     """``utiltestingjob.MakeJob("test", ns)``, annotated elastic, with a running condition."""
     spec: dict[str, Any] = {
         "suspend": suspend,
@@ -98,17 +103,28 @@ def job(parallelism: int | None = None, suspend: bool = True, labels: dict[str, 
     }
     if parallelism is not None:
         spec["parallelism"] = parallelism
-    return Job.from_dict({
-        "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": "test", "namespace": NS, "labels": labels,
-                     "annotations": {**ELASTIC, **(annotations or {})}},
-        "spec": spec,
-        "status": {"conditions": [RUNNING]},
-    })
+    return Job.from_dict(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {
+                "name": "test",
+                "namespace": NS,
+                "labels": labels,
+                "annotations": {**ELASTIC, **(annotations or {})},
+            },
+            "spec": spec,
+            "status": {"conditions": [RUNNING]},
+        }
+    )
 
 
-def remote_job(parallelism: int | None = None, suspend: bool = True, prebuilt_label: str | None = None,
-               prebuilt_annotation: str | None = None) -> Job:
+def remote_job(
+    parallelism: int | None = None,
+    suspend: bool = True,
+    prebuilt_label: str | None = None,
+    prebuilt_annotation: str | None = None,
+) -> Job:
     """The worker's copy: the origin label, and the prebuilt Workload as a label (upstream's
     ``PrebuiltWorkloadLabel``) or an annotation (``SetPrebuiltWorkloadName`` with
     ``WorkloadIdentifierAnnotations``)."""
@@ -189,30 +205,69 @@ def test_gate_off_no_elastic_sync() -> None:
 
 
 # --- reconcileGroup steps 1 and 5 -----------------------------------------------------------------------
-def workload(*, finished_reason: str | None = None, reserved: bool = True, replacement: bool = False,
-             pod_set: str = "main", count: int = 1, annotated: bool = True) -> Workload:
+def workload(
+    *,
+    finished_reason: str | None = None,
+    reserved: bool = True,
+    replacement: bool = False,
+    pod_set: str = "main",
+    count: int = 1,
+    annotated: bool = True,
+) -> Workload:
     """``baseWorkloadBuilder`` with the elastic annotation, the MultiKueue check Ready on worker1."""
     annotations = dict(ELASTIC) if annotated else {}
     if replacement:
         annotations["kueue.x-k8s.io/workload-slice-replacement-for"] = "old-slice"
     conditions = []
     if reserved:
-        conditions.append({"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
-                           "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""})
+        conditions.append(
+            {
+                "type": "QuotaReserved",
+                "status": "True",
+                "reason": "QuotaReserved",
+                "lastTransitionTime": "2026-01-01T00:00:00Z",
+                "message": "",
+            }
+        )
     if finished_reason is not None:
-        conditions.append({"type": "Finished", "status": "True", "reason": finished_reason,
-                           "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""})
-    return Workload.from_dict({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-        "metadata": {"name": "wl1", "namespace": NS, "annotations": annotations or None},
-        "spec": {"queueName": "q", "podSets": [{
-            "name": pod_set, "count": count,
-            "template": {"spec": {"containers": [{"name": "c", "image": "pause"}]}}}]},
-        "status": {"conditions": conditions or None, "clusterName": "worker1",
-                   "admissionChecks": [{"name": "ac1", "state": "Ready",
-                                        "message": 'The workload was admitted on "worker1"',
-                                        "lastTransitionTime": "2026-01-01T00:00:00Z"}]},
-    })
+        conditions.append(
+            {
+                "type": "Finished",
+                "status": "True",
+                "reason": finished_reason,
+                "lastTransitionTime": "2026-01-01T00:00:00Z",
+                "message": "",
+            }
+        )
+    return Workload.from_dict(
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "Workload",
+            "metadata": {"name": "wl1", "namespace": NS, "annotations": annotations or None},
+            "spec": {
+                "queueName": "q",
+                "podSets": [
+                    {
+                        "name": pod_set,
+                        "count": count,
+                        "template": {"spec": {"containers": [{"name": "c", "image": "pause"}]}},
+                    }
+                ],
+            },
+            "status": {
+                "conditions": conditions or None,
+                "clusterName": "worker1",
+                "admissionChecks": [
+                    {
+                        "name": "ac1",
+                        "state": "Ready",
+                        "message": 'The workload was admitted on "worker1"',
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    }
+                ],
+            },
+        }
+    )
 
 
 def _finished(wl: Workload) -> bool:

@@ -18,7 +18,7 @@ import pytest
 
 from kbatch import ControlPlane
 from kbatch.api.batch_v1 import Job
-from kbatch.api.errors import Forbidden, Invalid
+from kbatch.api.errors import Forbidden
 from kbatch.api.kueue_v1beta2 import Workload
 
 from .elastic_world import (
@@ -162,52 +162,63 @@ def test_the_scaled_job_finishes_and_its_remote_objects_go() -> None:
     assert reserved_cpu(world) == "0"
 
 
-def test_elastic_jobset_is_refused_on_a_multikueue_queue() -> None:
-    """``elastic job is not supported`` for any kind but batch/v1 Job (upstream also allows Ray's)."""
+_POD_SPEC = {"restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]}
+_JOBSET_SPEC = {
+    "replicatedJobs": [
+        {
+            "name": "r",
+            "replicas": 1,
+            "template": {"spec": {"parallelism": 1, "completions": 1, "template": {"spec": _POD_SPEC}}},
+        }
+    ]
+}
+_JOB_SPEC = {
+    "parallelism": 1,
+    "template": {"metadata": {"annotations": {TOPOLOGY: "kubernetes.io/hostname"}}, "spec": _POD_SPEC},
+}
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind", "spec", "message"),
+    [
+        pytest.param(
+            "jobset.x-k8s.io/v1alpha2",
+            "JobSet",
+            _JOBSET_SPEC,
+            'elastic job is not supported for "jobset.x-k8s.io/v1alpha2, Kind=JobSet"',
+            id="JobSet",
+        ),
+        # the pod webhook runs the same ValidateJobOnCreate (ValidateElasticJobAnnotation)
+        pytest.param("v1", "Pod", _POD_SPEC, 'elastic job is not supported for "/v1, Kind=Pod"', id="Pod"),
+        pytest.param(
+            "batch/v1",
+            "Job",
+            _JOB_SPEC,
+            "required topology is not supported with elastic jobs",
+            id="Job, required topology",
+        ),
+    ],
+)
+def test_what_upstream_refuses_is_refused_on_a_multikueue_queue(
+    api_version: str, kind: str, spec: dict, message: str
+) -> None:
+    """Elastic is batch/v1 Job only (upstream also allows Ray's kinds, not served here), never with a
+    required topology: refused by the webhooks before MultiKueue sees anything."""
     world = _world()
-    jobset = {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": "js", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"},
-                     "annotations": {"kueue.x-k8s.io/elastic-job": "true"}},
-        "spec": {"replicatedJobs": [{"name": "r", "replicas": 1, "template": {"spec": {
-            "parallelism": 1, "completions": 1, "template": {"spec": {
-                "restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]}}}}}]},
+    obj = {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {
+            "name": "x",
+            "namespace": "default",
+            "labels": {"kueue.x-k8s.io/queue-name": "lq"},
+            "annotations": dict(ELASTIC),
+        },
+        "spec": spec,
     }
-    message = 'elastic job is not supported for "jobset.x-k8s.io/v1alpha2, Kind=JobSet"'
-    with pytest.raises(Forbidden, match=re.escape(message)):
-        world.manager.apply(jobset)
+    with pytest.raises(Forbidden, match=re.escape(message)):  # the webhook's denial
+        world.manager.apply(obj)
     assert world.manager.client.list(Workload).items == []
-
-
-def test_elastic_pod_is_refused_on_a_multikueue_queue() -> None:
-    """The pod webhook runs the same ``ValidateJobOnCreate`` (``ValidateElasticJobAnnotation``)."""
-    world = _world()
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "p", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"},
-                     "annotations": {"kueue.x-k8s.io/elastic-job": "true"}},
-        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]},
-    }
-    with pytest.raises(Forbidden, match=re.escape('elastic job is not supported for "/v1, Kind=Pod"')):
-        world.manager.apply(pod)
-    assert world.manager.client.list(Workload).items == []
-
-
-def test_elastic_job_with_a_required_topology_is_refused() -> None:
-    world = _world()
-    j = {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": "t", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"},
-                     "annotations": {"kueue.x-k8s.io/elastic-job": "true"}},
-        "spec": {"parallelism": 1, "template": {
-            "metadata": {"annotations": {TOPOLOGY: "kubernetes.io/hostname"}},
-            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "pause"}]}}},
-    }
-    with pytest.raises((Forbidden, Invalid), match="required topology is not supported with elastic jobs"):
-        world.manager.apply(j)
 
 
 def _prebuilt_pair(worker: ControlPlane, replacement: bool) -> Workload:
@@ -218,19 +229,40 @@ def _prebuilt_pair(worker: ControlPlane, replacement: bool) -> Workload:
     if replacement:
         annotations[REPLACEMENT_FOR] = "default/job-p-old"
     container = {"name": "c", "image": "pause", "resources": {"requests": {"cpu": "1"}}}
-    worker.apply({
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-        "metadata": {"name": "job-p-new", "namespace": "default", "annotations": annotations},
-        "spec": {"queueName": "lq", "podSets": [{"name": "main", "count": 4, "template": {
-            "spec": {"restartPolicy": "Never", "containers": [container]}}}]},
-    })
-    worker.apply({
-        "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": "p", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"},
-                     "annotations": {**ELASTIC, PREBUILT: "job-p-new"}},
-        "spec": {"parallelism": 2, "suspend": True, "template": {"spec": {
-            "restartPolicy": "Never", "containers": [container]}}},
-    })
+    worker.apply(
+        {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "Workload",
+            "metadata": {"name": "job-p-new", "namespace": "default", "annotations": annotations},
+            "spec": {
+                "queueName": "lq",
+                "podSets": [
+                    {
+                        "name": "main",
+                        "count": 4,
+                        "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+                    }
+                ],
+            },
+        }
+    )
+    worker.apply(
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {
+                "name": "p",
+                "namespace": "default",
+                "labels": {"kueue.x-k8s.io/queue-name": "lq"},
+                "annotations": {**ELASTIC, PREBUILT: "job-p-new"},
+            },
+            "spec": {
+                "parallelism": 2,
+                "suspend": True,
+                "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+            },
+        }
+    )
     worker.run_until_idle()
     return worker.client.get(Workload, "job-p-new", "default")
 
