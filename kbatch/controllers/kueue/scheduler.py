@@ -250,6 +250,8 @@ class Scheduler:
 
         def prepare(status: Any, obj: Workload) -> bool:
             W.set_quota_reservation(status, admission, obj.metadata.generation, now)
+            if e.replaced is not None:
+                status.cluster_name = e.inherited_cluster_name
             cq = mgr.cache.cluster_queues.get(e.cq_name)
             # ``workload.HasAllRequiredChecks``: only the checks of the assigned flavors
             required = set(cq.settings.checks_for(admission)) if cq is not None else set()

@@ -56,6 +56,7 @@ from kbatch.controllers.kueue.jobframework.construct import (
 from kbatch.controllers.kueue.manager import BY_OWNER, KueueManager
 from kbatch.controllers.kueue.metrics import POD_ADMISSION_GATE, record_gate_removal, record_workload_creation
 from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.controllers.kueue.workloadslicing import scaled_up
 from kbatch.families import JobIntegration, resolve
 from kbatch.runtime.reconcile import Request, Result
 
@@ -266,7 +267,9 @@ class JobReconciler:
                 f"prebuilt workload {obj.metadata.namespace}/{name} not found"
             )
         wl = prebuilt.adopt(wl, obj, self._write)
-        if wl is None or self._equivalent(job, wl):
+        # an elastic job's scale-up slice is not checked: MultiKueue patches the job's parallelism
+        # after the slice arrives (``ensureOneWorkload``: "skip in-sync check in ensurePrebuiltWorkload")
+        if wl is None or (elastic.is_elastic(self, obj) and scaled_up(wl)) or self._equivalent(job, wl):
             return wl
         now = self.mgr.now()
         reason, message = prebuilt.OUT_OF_SYNC, prebuilt.OUT_OF_SYNC_MESSAGE

@@ -107,7 +107,9 @@ def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
     frameworks = mgr.settings.frameworks
     ids = mgr.settings.on("WorkloadIdentifierAnnotations")
     if "batch/job" in frameworks:
-        job = JobAdapter(ctx.client, ctx.clock.now_datetime, ids)
+        on = mgr.settings.on
+        elastic, short = on("ElasticJobsViaWorkloadSlices"), on("ShortWorkloadNames")
+        job = JobAdapter(ctx.client, ctx.clock.now_datetime, ids, elastic, short)
         out[job.gvk] = job
     if "jobset.x-k8s.io/jobset" in frameworks:
         jobset = JobSetAdapter(ctx.client, ids)

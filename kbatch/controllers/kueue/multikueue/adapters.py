@@ -12,7 +12,9 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/multikueue
   annotation with ``WorkloadIdentifierAnnotations``, beta, on; a label without); a remote job →
   its status is copied to the local job (``determineStatusUpdate``: while the local job is
   suspended only a suspended or finished remote status is copied; otherwise the local job gets
-  ``JobSuspended=True`` once and the sync is *deferred*);
+  ``JobSuspended=True`` once and the sync is *deferred*); an elastic Job's remote copy then takes
+  the local ``parallelism`` and the current slice as its prebuilt Workload, in place
+  (``needElasticJobSync``, ``syncElasticJob``, :mod:`.elastic`);
 * ``delete_remote``: background deletion of the remote job, only when its origin label is ours;
 * ``is_managed``: the local job's ``spec.managedBy`` is ``kueue.x-k8s.io/multikueue``.
 """
@@ -29,6 +31,7 @@ from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME, ORIGIN_LABEL
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.controllers.kueue.jobframework.prebuilt import prebuilt_name, set_prebuilt_name
+from kbatch.controllers.kueue.multikueue import elastic
 from kbatch.controllers.kueue.multikueue.remote import RemoteCluster
 
 __all__ = ["JobAdapter", "JobSetAdapter", "MultiKueueAdapter", "NotOwned", "owned_by", "set_multikueue_meta"]
@@ -175,8 +178,17 @@ class JobAdapter:
     model = Job
     gvk = "batch/v1, Kind=Job"
 
-    def __init__(self, client: Any, now: Any, identifier_annotations: bool = True) -> None:
+    def __init__(
+        self,
+        client: Any,
+        now: Any,
+        identifier_annotations: bool = True,
+        elastic: bool = False,
+        short_names: bool = False,
+    ) -> None:
         self.client, self.now, self.ids = client, now, identifier_annotations
+        # the gates ElasticJobsViaWorkloadSlices and ShortWorkloadNames
+        self.elastic, self.short_names = elastic, short_names
 
     def sync_job(
         self, local: Any, remote: RemoteCluster, namespace: str, name: str, workload: str, origin: str
@@ -188,8 +200,9 @@ class JobAdapter:
             if status != local_job.status:
                 obj = edit(local_job)
                 obj.status = status
-                self.client.update_status(obj)
-            return deferred
+                local_job = self.client.update_status(obj)
+            self._sync_elastic(remote, workload, local_job, remote_job)
+            return deferred  # an elastic sync leaves the local Job suspended as it was
         copy = Job(metadata=clone_meta(local_job.metadata), spec=edit(local_job).spec)
         assert copy.spec is not None
         copy.spec.selector = None
@@ -202,6 +215,16 @@ class JobAdapter:
         copy.spec.managed_by = None
         remote.create(copy)
         return False
+
+    def _sync_elastic(self, remote: RemoteCluster, workload: str, local_job: Job, remote_job: Job) -> None:
+        """``needElasticJobSync`` → ``syncElasticJob`` (:mod:`.elastic`): the remote Job's
+        parallelism and prebuilt Workload patched in place."""
+        ids = self.ids
+        if not elastic.need_job_sync(workload, local_job, remote_job, self.elastic, self.short_names, ids):
+            return
+        patched = elastic.synced_job(workload, local_job, remote_job, self.ids)
+        if patched is not None:
+            remote.update(patched)
 
     def delete_remote(self, remote: RemoteCluster, namespace: str, name: str) -> None:
         with contextlib.suppress(NotFound):

@@ -47,7 +47,12 @@ def next_nominated(nominated: list[str], clusters: list[str], step: int, respect
 
 
 def skip_nomination(wl: Workload, check_state: str | None) -> bool:
-    """``ShouldSkipClusterNomination`` (elastic workloads are not modelled here)."""
+    """``ShouldSkipClusterNomination`` for any Workload with a ``clusterName``, elastic slices
+    included: upstream exempts those (a scale-up's slice carries its predecessor's ``clusterName``)
+    and then fails to write ``nominatedClusterNames`` beside it (the CRD's rule "clusterName and
+    nominatedClusterNames are mutually exclusive"), retrying until the check is Ready; kbatch skips
+    the doomed write. The workload reconciler sends such a slice to its ``clusterName``
+    (:mod:`.elastic`)."""
     return check_state != "Pending" or bool(wl.status is not None and wl.status.cluster_name)
 
 

@@ -7,13 +7,17 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multiku
 is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueue: …"):
 
 * deleted → every remote job and Workload is removed;
+* 1. an elastic Workload finished as ``WorkloadSliceReplaced``, or a scale-up slice still without
+  quota, touches no worker (:mod:`.elastic`: its job runs on under the slice chain);
 * 2. finished or without quota → every remote copy is removed (retried after ``workerLostTimeout``
   while a worker is unreachable);
 * 3. a remote Workload finished → the job's status is synced and the local Workload finishes with the
-  remote's reason and message;
+  remote's reason and message (a remote ``OutOfSync`` finish of a Workload that is not elastic
+  resets a Ready check to Retry instead);
 * 4. a remote Workload evicted → with the local one evicted too, the job's status is synced; else a
   Ready check goes Retry ("Workload evicted on worker cluster: …");
-* 5. remote copies whose spec differs are removed (a changed priority is updated in place);
+* 5. remote copies whose spec differs are removed (an elastic Workload's scale-down and a changed
+  priority are written into the copy instead);
 * 6. a remote Workload admitted (the earliest): the other copies are removed; the local Workload
   evicted (still holding quota) → the admitting copy gets ``DeactivationTarget``
   (``EvictedOnManagerCluster``) and nothing else happens; otherwise the remote job is
@@ -24,12 +28,14 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   waits out ``workerLostTimeout`` from the loss, then Retry ("Admitting remote lost"); reachable,
   Retry ("Admitting remote no longer exists");
 * 8./nomination: while the check is Pending and no cluster is recorded, the AllAtOnce dispatcher
-  nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each.
+  nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each;
+  an elastic slice that carries a ``clusterName`` (a scale-up's, copied by the scheduler from the
+  slice it replaces) gets a copy on that worker only, nothing nominated.
 
-The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`). Not modelled: external
-dispatchers (their nominations are taken as they are, as upstream), the elastic sync (upstream's
-steps 1, 3 and 5 for workload slices, the slice's ``clusterName`` and single-worker nomination: a
-scale-up here re-creates the remote job), multi-workload adapters, orchestrated preemption (alpha).
+The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`); the batch/v1 Job adapter
+patches an elastic Job's remote copy in place (:mod:`.elastic`). Not modelled: external dispatchers
+(their nominations are taken as they are, as upstream), multi-workload adapters, orchestrated
+preemption (alpha).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.multikueue import elastic
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref, multikueue_check_state
 from kbatch.controllers.kueue.multikueue.delayed_topology import (
@@ -55,6 +62,7 @@ from kbatch.controllers.kueue.multikueue.group import (
 )
 from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
 from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.controllers.kueue.workloadslicing import enabled
 from kbatch.runtime.reconcile import Request, Result
 
 if TYPE_CHECKING:
@@ -185,34 +193,44 @@ class WorkloadReconciler:
             return None
         return self._reconcile_group(group, acs)
 
+    def _elastic(self, wl: Workload) -> bool:
+        """``IsElasticWorkload``: the gate on and the Workload annotated elastic."""
+        return enabled(wl, self.mk.mgr.settings.on(elastic.GATE))
+
     def _reconcile_group(self, group: Group, acs: AdmissionCheckState) -> Result | None:
         local, timeout = group.local, self.mk.options.worker_lost_timeout
         finished = W.has(local.status, Cond.FINISHED)
+        is_elastic = self._elastic(local)
+        if elastic.ignored(local, is_elastic, finished):  # 1.
+            return None
         if finished or not W.has(local.status, Cond.QUOTA_RESERVED):  # 2.
             for_each(sorted(group.remotes), group.remove_remote)
             return Result(requeue_after=timeout) if group.unavailable else None
         done, remote = best_match(group.remotes, Cond.FINISHED)  # 3.
         if done is not None:
-            return self._finish(group, acs, done, remote)
+            return self._finish(group, acs, done, remote, is_elastic)
         evicted, remote = best_match(group.remotes, Cond.EVICTED)  # 4.
         if evicted is not None:
             result = self._remote_evicted(group, acs, remote)
             if not isinstance(result, bool):
                 return result
-        self._drop_out_of_sync(group)  # 5.
+        self._drop_out_of_sync(group, is_elastic)  # 5.
         admitted, remote = best_match(group.remotes, Cond.ADMITTED)  # 6.
         if admitted is None and acs.state == "Ready":
             return self._admitting_lost(group, acs)
         if admitted is not None:
             return self._follow(group, acs, remote)
-        if acs.state != "Pending" or (local.status is not None and local.status.cluster_name):  # 8.
+        cluster_name = local.status.cluster_name if local.status is not None else None
+        if elastic.skip_nomination(acs.state, cluster_name, is_elastic):  # 8.
             return None
-        return self._nominate(group)
+        return self._nominate(group, elastic.nominated(local, is_elastic))
 
-    def _finish(self, group: Group, acs: AdmissionCheckState, done: Any, remote: str) -> Result | None:
-        """3.: a remote OutOfSync finish resets a Ready check to Retry; any other copies the job's
-        status and finishes the local Workload."""
-        if done.reason == "OutOfSync":
+    def _finish(
+        self, group: Group, acs: AdmissionCheckState, done: Any, remote: str, is_elastic: bool
+    ) -> Result | None:
+        """3.: a remote OutOfSync finish of a Workload that is not elastic resets a Ready check to
+        Retry; any other copies the job's status and finishes the local Workload."""
+        if done.reason == "OutOfSync" and elastic.resets_on_out_of_sync(is_elastic):
             if acs.state == "Ready":
                 message = self._update_acs(
                     group.local,
@@ -262,11 +280,16 @@ class WorkloadReconciler:
             return None
         return False
 
-    def _drop_out_of_sync(self, group: Group) -> None:
-        """5.: a copy whose spec differs is removed, unless only its priority changed (updated)."""
+    def _drop_out_of_sync(self, group: Group, is_elastic: bool) -> None:
+        """5.: a copy whose spec differs is removed, unless the manager scaled an elastic Workload
+        down (the copy takes its spec) or only its priority changed (updated in place)."""
         for cluster in sorted(group.remotes):
             remote = group.remotes[cluster]
             if remote is None or not spec_out_of_sync(group.local, remote):
+                continue
+            shrunk = elastic.scaled_down_spec(group.local, remote, is_elastic)
+            if shrunk is not None:
+                group.clients[cluster].update(remote.model_copy(update={"spec": shrunk}))
                 continue
             local_spec, remote_spec = group.local.spec, remote.spec
             if (
@@ -380,9 +403,10 @@ class WorkloadReconciler:
             write_status(self.mk.mgr, group.local, lambda st, _: update_delayed_topology_request(st, remote))
         return ready and acs.state != "Ready"
 
-    def _nominate(self, group: Group) -> Result | None:
-        """``nominateAndSynchronizeWorkers``: AllAtOnce nominates every connected worker; the
-        Incremental dispatcher's nominations (:mod:`.dispatcher`) are taken as they are."""
+    def _nominate(self, group: Group, elastic_target: list[str] | None) -> Result | None:
+        """``nominateAndSynchronizeWorkers``: an elastic slice goes to its ``clusterName`` only
+        (``elastic_target``, nothing recorded); else AllAtOnce nominates every connected worker, and
+        the Incremental dispatcher's nominations (:mod:`.dispatcher`) are taken as they are."""
         local = group.local
         if any(
             a.state != "Ready"
@@ -390,7 +414,9 @@ class WorkloadReconciler:
             if a.name != group.check
         ):
             return None
-        if self.mk.options.dispatcher_name == ALL_AT_ONCE:
+        if elastic_target is not None:
+            nominated = elastic_target
+        elif self.mk.options.dispatcher_name == ALL_AT_ONCE:
             nominated = sorted(group.remotes)
             self._record_nominations(local, nominated)
         else:

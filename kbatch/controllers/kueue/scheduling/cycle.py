@@ -19,7 +19,8 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` ``schedule`` (v0.
 A workload slice replacing another (elastic jobs, ``ElasticJobsViaWorkloadSlices``) is nominated
 with the old slice as its first target (``getInitialAssignments``: the flavor assigner asks only for
 the delta), and in step 5 the old slice leaves the targets again (``FindReplacedSliceTarget``): it
-is finished by the caller once the new slice is admitted (:attr:`Entry.replaced`), not preempted.
+is finished by the caller once the new slice is admitted (:attr:`Entry.replaced`), not preempted;
+the new slice takes the old one's ``clusterName`` (:attr:`Entry.inherited_cluster_name`).
 
 :func:`run_cycle` changes nothing but the snapshot's journal, which :meth:`Snapshot.close` rolls back;
 the caller (``kbatch.controllers.kueue.scheduler``) applies the decisions.
@@ -112,6 +113,14 @@ class Entry:
         self.targets = targets
         self.inadmissible_msg = assignment.message()
         self.last = assignment.last_state
+
+    @property
+    def inherited_cluster_name(self) -> str | None:
+        """A replacement slice is admitted with the replaced slice's ``status.clusterName``
+        (``scheduler.go`` "Copy ClusterName from old slice before admission (needed for
+        MultiKueue)"), so MultiKueue sends it to the worker running its job."""
+        old = self.replaced.info.obj if self.replaced is not None else None
+        return old.status.cluster_name if old is not None and old.status is not None else None
 
     def mark_skipped(self, msg: str, preserve_scan: bool) -> None:
         self.status = "skipped"
