@@ -141,7 +141,8 @@ def _previous(ps: dict[str, Any]) -> TopologyResult | None:
     prev = ps.get("previous")
     if prev is None:
         return None
-    return TopologyResult(tuple(prev["levels"]), tuple((tuple(d["values"]), d["count"]) for d in prev["domains"]))
+    domains = tuple((tuple(d["values"]), d["count"]) for d in prev["domains"])
+    return TopologyResult(tuple(prev["levels"]), domains)
 
 
 def _want(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
