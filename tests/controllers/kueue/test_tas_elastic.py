@@ -206,3 +206,23 @@ def test_property_elastic_resizes_keep_pods_put_and_assignments_within_capacity(
         assert all(count <= NODE_CPU[node] for node, count in domains.items())
         running = [p for p in live_pods(w, "e") if p.spec.node_name]
         assert len(running) <= sum(NODE_CPU.values())
+
+
+def test_as_upstream_the_delta_search_counts_the_kept_pods_twice() -> None:
+    """``handleScaleUp`` assumes the previous pods' usage while the old slice, still admitted, has
+    it in the snapshot too: 3 pods on two 2-cpu nodes (2 + 1), scaled to 4, find no room for the
+    fourth on the half-empty node, and without preemption in the ClusterQueue the slice waits."""
+    w = _world(racks=(("b1", "r1"),))
+    w.apply(elastic_job("e", 3))
+    w.cp.run_until_idle()
+    w.cp.advance(3)
+    (old,) = slices(w, "e")
+    assert _domains(old) == {"b1-r1-0": 2, "b1-r1-1": 1}
+    scale(w, "e", 4)
+    w.cp.advance(5)
+    new = slices(w, "e")[-1]
+    reserved = w.cond(new.metadata.name, "QuotaReserved")
+    assert (reserved.status, reserved.message) == ("False", (
+        'couldn\'t assign flavors to pod set main: topology "default" doesn\'t allow to fit any of 1 pod(s). '
+        'Total nodes: 2; excluded: resource "cpu": 2'))
+    assert len(_bound(w, "e")) == 3
