@@ -244,6 +244,7 @@ def parse_podsets(v):
             "wantAssignment",
             "wantReason",
             "podSetGroupName",
+            "previousAssignment",
         }
         psd = {}
         for kk in (
@@ -280,6 +281,7 @@ def parse_podsets(v):
                 "group": ptrval(psd["podSetGroupName"]) if "podSetGroupName" in psd else None,
                 "want": parse_want(psd.get("wantAssignment")),
                 "reason": parse_reason(psd.get("wantReason")),
+                "previous": parse_want(psd.get("previousAssignment")),
             }
         )
         i = e

@@ -205,7 +205,7 @@ def setup(ctx: ControllerContext) -> KueueManager:
             .describe("Kueue's TopologyUngater")
             .for_(Workload, predicate_func(admitted_by_tas))
             .watches(Pod, PodWorkload())
-            .complete(TopologyUngater(ctx))
+            .complete(TopologyUngater(ctx, elastic=mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")))
         )
         if mgr.settings.on("TASFailedNodeReplacement"):
             mgr.controllers["kueue-tas-node-failure"] = (

@@ -169,6 +169,8 @@ class Scheduler:
             lambda: [info.obj for name in sorted(cqs) for info in cqs[name].workloads.values()],
             mgr.settings.on("TASAssignmentsEncodingByHostnamePrefix"),
             mgr.settings.on("TASBalancedPlacement"),
+            mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")
+            and mgr.settings.on("ElasticJobsViaWorkloadSlices"),
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------

@@ -22,8 +22,10 @@ import pytest
 from kbatch.api.core_v1 import Node
 from kbatch.api.kueue_v1beta2 import PodSetTopologyRequest, ResourceFlavor
 from kbatch.controllers.kueue.tas.cluster import build_snapshot
+from kbatch.controllers.kueue.tas.cycle import add_assumed
+from kbatch.controllers.kueue.tas.elastic import find_elastic
 from kbatch.controllers.kueue.tas.request import slice_layers
-from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest
+from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TopologyResult
 
 DATA = json.loads((Path(__file__).parent / "data" / "tas_find_cases.json").read_text())
 CASES: dict[str, Any] = DATA["cases"]
@@ -31,7 +33,6 @@ CASES: dict[str, Any] = DATA["cases"]
 NOT_MODELLED = {
     "TASRespectNodeAffinityPreferred": "preferred node affinity is not modelled",
     "TASHandleOverlappingFlavors": "overlapping flavors are not modelled",
-    "ElasticJobsViaWorkloadSlicesWithTAS": "elastic jobs with TAS are another branch's",
 }
 
 
@@ -105,9 +106,21 @@ def _run(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
         workers, leader = members[0], members[1] if len(members) > 1 else None
         if leader is not None and leader["count"] > workers["count"]:
             workers, leader = leader, workers
-        got, got_leader = snap.find_group(
-            _request(workers, multi_layer), _request(leader, multi_layer) if leader else None, assumed
-        )
+        elastic = None
+        if case["gates"].get("ElasticJobsViaWorkloadSlicesWithTAS") and workers.get("previous"):
+            elastic = find_elastic(
+                snap,
+                (_request(workers, multi_layer), _previous(workers)),
+                (_request(leader, multi_layer), _previous(leader)) if leader else None,
+                assumed,
+                add_assumed,
+            )
+        if elastic is not None:
+            got, got_leader = elastic.workers, elastic.leader
+        else:
+            got, got_leader = snap.find_group(
+                _request(workers, multi_layer), _request(leader, multi_layer) if leader else None, assumed
+            )
         for ps, result in ((workers, got), (leader, got_leader)):
             if ps is None or result is None:
                 continue
@@ -116,13 +129,20 @@ def _run(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
                 continue
             domains = [{"values": list(v), "count": c} for v, c in result.domains]
             out[ps["name"]] = ({"levels": list(result.levels), "domains": domains}, "")
-            for leaf, count in snap.leaves_of(result):
-                have = assumed.setdefault(leaf, {})
-                for res, q in {**ps["requests"], "pods": 1}.items():
-                    have[res] = have.get(res, 0) + q * count
+            if elastic is None:  # the elastic path assumed what it took
+                add_assumed(assumed, snap.leaves_of(result), ps["requests"])
         if got.failure:
             break
     return out
+
+
+def _previous(ps: dict[str, Any]) -> TopologyResult | None:
+    """A pod set's ``previousAssignment`` (the replaced slice's, ``ElasticJobsViaWorkloadSlicesWithTAS``)."""
+    prev = ps.get("previous")
+    if prev is None:
+        return None
+    domains = tuple((tuple(d["values"]), d["count"]) for d in prev["domains"])
+    return TopologyResult(tuple(prev["levels"]), domains)
 
 
 def _want(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:

@@ -400,7 +400,7 @@ def _try(
         pod_sets = e.info.pod_sets if assigner.replace is None else _delta_pod_sets(e.info, assigner.replace)
         usage = a.total_requests_for(pod_sets, inputs.config.assigner.ignore_undeclared)
         frs = a.flavor_resources_needing_preemption()
-        tas = inputs.tas.preemption_check(a, e.info, cq) if inputs.tas is not None else None
+        tas = inputs.tas.preemption_check(a, e.info, cq, assigner.replace) if inputs.tas is not None else None
         # the oracle simulated the quota alone: with a topology to find, search again
         targets = oracle.targets_for(frs, usage) if tas is None else None
         if targets is None:

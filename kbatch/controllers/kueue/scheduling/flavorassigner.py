@@ -232,7 +232,7 @@ class FlavorAssigner:
                 fr = (fa.name, res)
                 assignment.usage[fr] = assignment.usage.get(fr, 0) - self._old_request(i, res)
         if not failed and self.tas is not None:
-            self.tas.assign(assignment, self.wl, self.cq, self.options.observability)
+            self.tas.assign(assignment, self.wl, self.cq, self.options.observability, self.replace)
         self._resolve(assignment)
         return assignment
 

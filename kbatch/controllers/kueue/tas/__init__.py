@@ -20,5 +20,6 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.replacement`        a replacement for the pods of an unhealthy node (pure)
 :mod:`.second_pass`        the scheduler's second pass: its back-off queue, the replaced or delayed admission
 :mod:`.delayed`            delayed topology requests: TAS behind a ProvisioningRequest check
+:mod:`.elastic`            elastic workload slices: a replacement keeps the previous assignment (pure)
 =========================  =====================================================================
 """

@@ -20,6 +20,12 @@ order, each seeing what the earlier ones took) and ``clusterqueue.go`` (``isTASO
   search runs again on an empty cluster: not found there, the pod set cannot fit (``NoFit``),
   otherwise the TAS pod sets need preemption.
 
+With ``ElasticJobsViaWorkloadSlicesWithTAS`` (alpha, off) a pod set of an elastic Workload
+(``kueue.x-k8s.io/elastic-job: "true"``) asking for a required or preferred topology gets the error
+"required topology is not supported with ElasticJobsViaWorkloadSlices" (preferred alike: the
+Workload cannot fit), and a slice replacing an admitted one keeps its pods' topology
+(:mod:`.elastic`): the previous assignment of each pod set is searched around, not anew.
+
 A pod set that needs preemption is searched again by the preemptor, with its candidates' TAS
 usage removed (:meth:`TASCycle.preemption_check`, :mod:`.preemption`).
 
@@ -46,10 +52,12 @@ from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
 from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology, has_multikueue_check
+from kbatch.controllers.kueue.tas.elastic import ElasticPlacement, find_elastic, previous_assignment
 from kbatch.controllers.kueue.tas.placement import Placement
 from kbatch.controllers.kueue.tas.preemption import TopologyRemoval
 from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
-from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot
+from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot, TopologyResult
+from kbatch.controllers.kueue.workloadslicing.slices import enabled as slicing_enabled
 from kbatch.controllers.scheduler.convert import node_selector_term
 
 __all__ = ["FlavorRequest", "TASCycle", "add_assumed", "pod_set_request", "toleration_keys"]
@@ -63,6 +71,7 @@ class FlavorRequest:
     flavor: str
     request: PodSetTASRequest
     group: str | None = None  # ``podSetGroupName``
+    previous: TopologyResult | None = None  # the replaced slice's assignment (elastic, with the gate)
 
 
 def _groups(requests: list[FlavorRequest]) -> list[tuple[FlavorRequest, FlavorRequest | None]]:
@@ -120,12 +129,14 @@ class TASCycle:
         admitted: Callable[[], Iterable[Workload]],
         by_hostname_prefix: bool = True,
         balanced: bool = False,
+        elastic: bool = False,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
         self.admitted = admitted  # the workloads holding quota
         self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
         self.balanced = balanced  # TASBalancedPlacement
+        self.elastic = elastic  # ElasticJobsViaWorkloadSlicesWithTAS (with ElasticJobsViaWorkloadSlices)
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -197,15 +208,25 @@ class TASCycle:
         return None
 
     # --- the flavor assigner's TAS step -----------------------------------------------------------
-    def _requests(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode) -> list[FlavorRequest]:
+    def _requests(
+        self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, replace: WorkloadInfo | None = None
+    ) -> list[FlavorRequest]:
         """``WorkloadsTopologyRequests``; a pod set whose flavors are not exactly one TAS flavor
-        gets the error."""
+        gets the error. ``replace``: the slice ``wl`` replaces (``replaceWorkloadSlice``)."""
         out = []
         spec_sets = (wl.obj.spec.pod_sets if wl.obj.spec else None) or []
+        elastic = self.elastic and _is_elastic(wl.obj)
         for i, (ps, psa) in enumerate(zip(spec_sets, a.pod_sets, strict=False)):
             requested, implied = self.requested(ps, cq)
             if not requested or psa.status.err is not None or psa.count == 0 or psa.topology is not None:
                 continue
+            previous = None
+            if elastic:  # only unconstrained topologies scale (KEP-77, "Topology Aware Scheduling")
+                refused = _elastic_refusal(ps)
+                if refused is not None:
+                    psa.status.err, a.forced_mode = refused, None
+                    continue
+                previous = previous_assignment(replace.obj if replace is not None else None, ps.name or "")
             tas = sorted({fa.name for fa in psa.flavors.values() if self.levels(fa.name) is not None})
             if len(tas) != 1:
                 psa.status.err = (
@@ -217,7 +238,7 @@ class TASCycle:
                 psa.delayed = DELAYED_PENDING
                 continue
             group = ps.topology_request.pod_set_group_name if ps.topology_request is not None else None
-            out.append(FlavorRequest(i, tas[0], pod_set_request(ps, psa.count, implied), group))
+            out.append(FlavorRequest(i, tas[0], pod_set_request(ps, psa.count, implied), group, previous))
         return out
 
     def _delayed(self, wl: WorkloadInfo, cq: ClusterQueueNode, flavor: str) -> bool:
@@ -242,12 +263,16 @@ class TASCycle:
             snap = self.snapshot(flavor)
             assumed: dict[tuple[str, ...], dict[str, int]] = {}
             for workers, leader in _groups([r for r in requests if r.flavor == flavor]):
-                result, leader_result = snap.find_group(
-                    workers.request,
-                    leader.request if leader is not None else None,
-                    assumed,
-                    simulate_empty=empty,
-                )
+                elastic = self._elastic(snap, workers, leader, assumed, empty)
+                if elastic is not None:
+                    result, leader_result = elastic.workers, elastic.leader
+                else:
+                    result, leader_result = snap.find_group(
+                        workers.request,
+                        leader.request if leader is not None else None,
+                        assumed,
+                        simulate_empty=empty,
+                    )
                 if result.failure:
                     first = min(workers.index, leader.index if leader is not None else workers.index)
                     return found, (first, result.failure)
@@ -257,13 +282,42 @@ class TASCycle:
                     found[r.index] = Placement(
                         flavor, res, dict(r.request.single_pod), self.by_hostname_prefix
                     )
-                    add_assumed(assumed, snap.leaves_of(res), r.request.single_pod)
+                    if elastic is None:  # the elastic path assumed what it took
+                        add_assumed(assumed, snap.leaves_of(res), r.request.single_pod)
         return found, None
 
-    def assign(self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, observability: bool) -> None:
+    def _elastic(
+        self,
+        snap: TASFlavorSnapshot,
+        workers: FlavorRequest,
+        leader: FlavorRequest | None,
+        assumed: dict[tuple[str, ...], dict[str, int]],
+        empty: bool,
+    ) -> ElasticPlacement | None:
+        """``handleElasticWorkload`` when the gate is on (:mod:`.elastic`)."""
+        if not self.elastic or workers.previous is None:
+            return None
+        return find_elastic(
+            snap,
+            (workers.request, workers.previous),
+            (leader.request, leader.previous) if leader is not None else None,
+            assumed,
+            add_assumed,
+            simulate_empty=empty,
+        )
+
+    def assign(
+        self,
+        a: Assignment,
+        wl: WorkloadInfo,
+        cq: ClusterQueueNode,
+        observability: bool,
+        replace: WorkloadInfo | None = None,
+    ) -> None:
         """The TAS step of ``assignFlavors`` (``observability``: UnadmittedWorkloadsObservability
-        marks the flavor attempt ``TopologyPlacementFailed``)."""
-        requests = self._requests(a, wl, cq)
+        marks the flavor attempt ``TopologyPlacementFailed``; ``replace``: the slice ``wl``
+        replaces)."""
+        requests = self._requests(a, wl, cq, replace)
         if not requests:
             return
         if a.representative_mode() == FIT:
@@ -288,11 +342,11 @@ class TASCycle:
                     _update_mode(a, a.pod_sets[r.index], PREEMPT)
 
     def preemption_check(
-        self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode
+        self, a: Assignment, wl: WorkloadInfo, cq: ClusterQueueNode, replace: WorkloadInfo | None = None
     ) -> TopologyRemoval | None:
         """``GetTargets``' ``WorkloadsTopologyRequests``: the TAS half of the preemptor's fit test,
         or ``None`` when no pod set asks for TAS (the quota alone decides)."""
-        requests = self._requests(a, wl, cq)
+        requests = self._requests(a, wl, cq, replace)
         if not requests:
             return None
         flavors = sorted({r.flavor for r in requests})
@@ -325,6 +379,22 @@ class TASCycle:
                 self.snapshot(ps.topology.flavor).add_usage(
                     ps.topology.result.domains, ps.topology.single_pod
                 )
+
+
+def _is_elastic(wl: Workload) -> bool:
+    """``workload.IsElasticWorkload`` (the cycle runs only with ElasticJobsViaWorkloadSlices on)."""
+    return slicing_enabled(wl, True)
+
+
+def _elastic_refusal(ps: PodSet) -> str | None:
+    """``ErrElasticRequiredTopologyNotSupported``, ``ErrElasticPreferredTopologyNotSupported``."""
+    tr = ps.topology_request
+    if tr is None:
+        return None
+    for what, level in (("required", tr.required), ("preferred", tr.preferred)):
+        if level is not None:
+            return f"{what} topology is not supported with ElasticJobsViaWorkloadSlices"
+    return None
 
 
 def add_assumed(

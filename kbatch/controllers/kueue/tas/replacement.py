@@ -46,7 +46,7 @@ from kbatch.controllers.kueue.tas.snapshot import (
     TopologyResult,
 )
 
-__all__ = ["Replacement", "find_replacement"]
+__all__ = ["Replacement", "find_replacement", "merge_domains"]
 
 Domains = tuple[tuple[DomainValues, int], ...]
 
@@ -85,8 +85,9 @@ def _with_outside(message: str, inside: int, outside: int) -> str:
     return f"{text}. Total nodes: {inside + outside}; excluded: {', '.join(parts)}"
 
 
-def _merge(snap: TASFlavorSnapshot, levels: tuple[str, ...], *parts: Domains) -> TopologyResult:
-    """``mergeTopologyAssignments``: the domains in leaf order, equal ones summed."""
+def merge_domains(snap: TASFlavorSnapshot, levels: tuple[str, ...], *parts: Domains) -> TopologyResult:
+    """``mergeTopologyAssignments``: the domains in leaf order, equal ones summed (also a
+    scale-up's new pods with the kept ones, :mod:`.elastic`)."""
     merged: dict[DomainValues, tuple[DomainValues, int]] = {}
     for part in parts:
         for (leaf, count), (values, _) in zip(
@@ -179,4 +180,4 @@ def find_replacement(
         return Replacement(
             TopologyResult(), failure=f"cannot find replacement assignment for unhealthy node: {node}"
         )
-    return Replacement(_merge(snap, levels, kept, found.domains), found.domains)
+    return Replacement(merge_domains(snap, levels, kept, found.domains), found.domains)

@@ -25,6 +25,17 @@ second pass replaces that node.
 An unparsable ``kueue.x-k8s.io/pod-index-offset`` fails the reconcile before any pod is ungated
 (retried with back-off), as upstream.
 
+With ``ElasticJobsViaWorkloadSlicesWithTAS`` (alpha, off) the pods of a Workload are those of its
+slice chain (``podsForPodSet`` lists by ``kueue.x-k8s.io/workload-slice-name``, a pod without it by
+its ``kueue.x-k8s.io/workload``, matched against the Workload's chain name), so a scale-up's slice,
+whose assignment keeps the running pods' domains (:mod:`.elastic`), counts the pods already ungated
+there and sends only its gated new pods to the new domains; the running pods keep their node
+selectors. The pods of an elastic Job name the chain's first slice in ``kueue.x-k8s.io/workload``
+(the running Job's template is not rewritten), so a request for a replaced slice (``Finished``,
+``WorkloadSliceReplaced``) reconciles the chain's live slices admitted by TAS instead. Deliberately
+different: upstream reconciles the replaced slice itself on those pod events and reaches the new
+slice only on its own Workload events.
+
 Not modelled: the ungate expectations (kbatch's loop sees its own writes).
 """
 
@@ -37,7 +48,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Workload
-from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
+from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL, WORKLOAD_SLICE_NAME_ANNOTATION
 from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.podintegration.pods import group_name
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
@@ -45,6 +56,7 @@ from kbatch.controllers.kueue.tas.ranks import RankBase, by_rank, offset_of, ran
 from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
 from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
 from kbatch.controllers.kueue.tas.unhealthy import unhealthy_node_names
+from kbatch.controllers.kueue.workloadslicing.slices import is_replaced, slice_name
 from kbatch.runtime.reconcile import Request, Result
 
 __all__ = ["PodWorkload", "TopologyUngater", "admitted_by_tas", "pods_to_domains"]
@@ -154,8 +166,9 @@ class PodWorkload:
 class TopologyUngater:
     """The ``kueue-tas-topology-ungater`` reconciler."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: Any, elastic: bool = False) -> None:
         self.ctx = ctx
+        self.elastic = elastic  # ElasticJobsViaWorkloadSlicesWithTAS
 
     def reconcile(self, request: Request) -> Result | None:
         cache = self.ctx.cache
@@ -163,9 +176,37 @@ class TopologyUngater:
             wl = cache.get(Workload, request.name, request.namespace)
         except NotFound:
             return None
-        if not admitted_by_tas(wl):
+        if self.elastic and is_replaced(wl.status):
+            for live in self._live_slices(wl):
+                self._reconcile(live)
             return None
-        requests = {ps.name: ps.topology_request for ps in (wl.spec.pod_sets if wl.spec else None) or ()}
+        if admitted_by_tas(wl):
+            self._reconcile(wl)
+        return None
+
+    def _live_slices(self, replaced: Workload) -> list[Workload]:
+        """The slices of ``replaced``'s chain that are admitted by TAS and not replaced."""
+        chain = slice_name(replaced)
+        return [
+            wl
+            for wl in self.ctx.cache.list(Workload, replaced.metadata.namespace or "")
+            if slice_name(wl) == chain and not is_replaced(wl.status) and admitted_by_tas(wl)
+        ]
+
+    def _member(self, pod: Pod, wl: Workload) -> bool:
+        """``podsForPodSet``'s key: the pod's Workload or (with the gate) its slice chain
+        (``IndexPodWorkloadSliceName``)."""
+        annotations = pod.metadata.annotations or {}
+        if not self.elastic:
+            return annotations.get(WORKLOAD_ANNOTATION) == wl.metadata.name
+        key = annotations.get(WORKLOAD_SLICE_NAME_ANNOTATION, annotations.get(WORKLOAD_ANNOTATION))
+        return key == slice_name(wl)
+
+    def _reconcile(self, wl: Workload) -> None:
+        cache = self.ctx.cache
+        namespace = wl.metadata.namespace or ""
+        pod_sets = (wl.spec.pod_sets if wl.spec else None) or ()
+        requests = {ps.name or "": ps.topology_request for ps in pod_sets}
         psas = wl.status.admission.pod_set_assignments or ()  # type: ignore[union-attr]
         bases = rank_bases(psas, requests)
         unhealthy = set(unhealthy_node_names(wl))
@@ -175,17 +216,16 @@ class TopologyUngater:
                 continue
             pods = [
                 p
-                for p in cache.list(Pod, request.namespace, labels={POD_SET_LABEL: psa.name or ""})
-                if (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == request.name
+                for p in cache.list(Pod, namespace, labels={POD_SET_LABEL: psa.name or ""})
+                if self._member(p, wl)
                 and (p.status.phase if p.status else None) not in ("Succeeded", "Failed")
             ]
             base = bases[psa.name or ""].shifted(offset_of(pods))  # OffsetError: retried
-            chosen += pods_to_domains(pods, psa, requests.get(psa.name), unhealthy, base)
+            chosen += pods_to_domains(pods, psa, requests.get(psa.name or ""), unhealthy, base)
         for pod, labels in chosen:
             if self._ungate(pod, labels):  # ``RecordPodSchedulingGateRemovalSeconds``, ``IsPodGroup``
                 now = self.ctx.clock.now_datetime()
                 record_gate_removal(self.ctx.metrics, TOPOLOGY_GATE, wl, bool(group_name(pod)), now)
-        return None
 
     def _ungate(self, pod: Pod, labels: dict[str, str]) -> bool:
         fresh = edit(pod)

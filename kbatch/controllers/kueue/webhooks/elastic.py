@@ -11,7 +11,8 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/validation
 * whether a job is elastic is immutable (``Invalid value: <new>: field is immutable``); its
   ``parallelism`` may change while it runs (no rule forbids it: the job reconciler resizes slices);
 * not with partial admission (``kueue.x-k8s.io/job-min-parallelism``), nor with a required or
-  preferred topology (``ElasticJobsViaWorkloadSlicesWithTAS``, alpha, is not modelled);
+  preferred topology (with or without ``ElasticJobsViaWorkloadSlicesWithTAS``: only unconstrained
+  topologies scale, :mod:`kbatch.controllers.kueue.tas.elastic`);
 * on create a Job's template gets the ``kueue.x-k8s.io/elastic-job`` scheduling gate, so every pod
   waits for the ElasticJobUngater.
 """
