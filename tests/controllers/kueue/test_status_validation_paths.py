@@ -220,3 +220,45 @@ def test_an_unchanged_list_item_is_not_walked(monkeypatch: pytest.MonkeyPatch) -
     assert strategy_for(Workload).validate_status_update(new, old) == []
     conditions = [v for v in visited if type(v) is type(new.status.conditions[0])]
     assert [c.reason for c in conditions] == ["Changed"]
+
+
+_REFS = st.sampled_from([
+    None,
+    {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "high"},
+    {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "low"},
+    {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": "high"},
+])
+
+
+@st.composite
+def _with_ref(draw: Any) -> Workload:
+    wl = draw(_workload())
+    ref = draw(_REFS)
+    if ref is not None:
+        data = wl.to_dict()
+        data["spec"]["priorityClassRef"] = ref
+        wl = Workload.model_validate(data)
+    return wl
+
+
+@settings(max_examples=150, deadline=None)
+@given(new=_with_ref(), old=_with_ref())
+def test_the_priority_reference_rules_read_the_conditions_last(new: Workload, old: Workload) -> None:
+    """The rules on ``priorityClassRef`` while quota is reserved look at the references before the
+    conditions (most workloads have none, so the conditions go unread): the same answers as the
+    rules' own order (``workload_types.go``'s ``x-kubernetes-validations``)."""
+    from kbatch.api.strategies.kueue import schemas
+
+    def reserved(wl: Workload) -> bool:
+        return any(c.type == "QuotaReserved" and c.status == "True"
+                   for c in (wl.status.conditions if wl.status else None) or ())
+
+    new_ref, old_ref = schemas._ref_of(new), schemas._ref_of(old)
+    both = reserved(old) and new_ref is not None and old_ref is not None
+    for attr in ("group", "kind"):
+        expected = not both or getattr(new_ref, attr) == getattr(old_ref, attr)
+        assert schemas._ref_field_fixed(attr)(new, old) == expected
+    name_fixed = (not both or (new_ref.group, new_ref.kind) != ("scheduling.k8s.io", "PriorityClass")
+                  or new_ref.name == old_ref.name)
+    assert schemas._pod_priority_name_fixed(new, old) == name_fixed
+    assert schemas._true(old.status.conditions if old.status else None, "QuotaReserved") == reserved(old)
