@@ -54,17 +54,13 @@ Speed is not judged here (docs: benchmarks measure, tests do not time).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
-import kbatch
-
-ROOT = Path(kbatch.__file__).resolve().parents[1]
+from tests.benchmarks.scripts import ROOT, load
 
 # recorded at 87ff30c (before the throughput work); see the module docstring. TRACE_DIGEST re-recorded
 # when a fresh control plane began to hold RBAC's cluster-admin role and binding (two more writes at
@@ -81,12 +77,7 @@ TRACE_DIGEST = "41c5c688313232cf627e927694ef5426c23b3db0b026838d9d1ea699c734e52a
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location("kueue_bench", ROOT / "benchmarks" / "kueue_bench.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("kueue_bench", module)  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load("kueue_bench")
 
 
 def test_a_mid_size_replay_admits_in_the_pinned_order() -> None:

@@ -159,3 +159,106 @@ def test_a_repeated_map_key_is_a_duplicate_value() -> None:
     assert [(e.field, e.type.reason, e.bad_value) for e in errors] == [
         ("status.conditions[1]", "FieldValueDuplicate", {"type": "Admitted"})
     ]
+
+
+_SCALAR_NODES = st.builds(
+    schema.Node,
+    type=st.sampled_from(["string", "integer", "quantity", "boolean"]),
+    enum=st.one_of(st.none(), st.just(("Pending", "Admitted", 3))),
+    pattern=st.one_of(st.none(), st.just(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")),
+    max_length=st.one_of(st.none(), st.integers(0, 8)),
+    min_length=st.one_of(st.none(), st.integers(0, 3)),
+    minimum=st.one_of(st.none(), st.integers(-1, 2)),
+)
+_SCALARS = st.one_of(st.text(max_size=10), st.integers(-3, 5), st.booleans(),
+                     st.sampled_from(["Pending", "Admitted", "bad reason!", ""]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(node=_SCALAR_NODES, value=_SCALARS)
+def test_the_in_place_scalar_check_agrees_with_the_scalar_errors(node: Any, value: Any) -> None:
+    """A plain scalar property is checked in place (its path built only for an error): the check
+    passes exactly when the full check finds no error."""
+    assert schema._scalar_ok(node, value) == (schema._scalar(node, value, "p") == [])
+
+
+@settings(max_examples=120, deadline=None)
+@given(wl=_workload(), keys=st.sampled_from([("type",), ("type", "reason"), ("type", "nope"), ("nope",)]),
+       as_dicts=st.booleans())
+def test_the_keys_read_in_one_pass_are_each_items_map_key(wl: Workload, keys: tuple[str, ...],
+                                                         as_dicts: bool) -> None:
+    """A ``listType=map`` list's keys, read with one getter per class, are each item's own key
+    (a key the model lacks reads ``None``; dicts and mixed lists take the item-by-item way)."""
+    items: list[Any] = list((wl.status.conditions if wl.status else None) or [])
+    if as_dicts and items:
+        items[0] = items[0].model_dump(by_alias=True)
+    assert schema._keys(items, keys) == [schema._map_key(item, keys) for item in items]
+
+
+def test_an_unchanged_list_item_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ratcheting skips a ``listType=map`` item equal to its stored one (by key) before any call:
+    only the changed condition is visited."""
+    visited: list[Any] = []
+    real = schema._validate
+
+    def spy(node: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+        visited.append(value)
+        return real(node, value, *args, **kwargs)
+
+    def cond(type_: str, reason: str) -> dict[str, Any]:
+        return {"type": type_, "status": "True", "reason": reason, "message": "",
+                "lastTransitionTime": "2026-01-01T00:00:00Z"}
+
+    old, new = _admitted(1), _admitted(1)
+    old.status.conditions = Workload.model_validate(
+        {"status": {"conditions": [cond("QuotaReserved", "QuotaReserved"), cond("Admitted", "Admitted")]}}
+    ).status.conditions
+    new.status.conditions = Workload.model_validate(
+        {"status": {"conditions": [cond("QuotaReserved", "QuotaReserved"), cond("Admitted", "Changed")]}}
+    ).status.conditions
+    monkeypatch.setattr(schema, "_validate", spy)
+    assert strategy_for(Workload).validate_status_update(new, old) == []
+    conditions = [v for v in visited if type(v) is type(new.status.conditions[0])]
+    assert [c.reason for c in conditions] == ["Changed"]
+
+
+_REFS = st.sampled_from([
+    None,
+    {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "high"},
+    {"group": "scheduling.k8s.io", "kind": "PriorityClass", "name": "low"},
+    {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": "high"},
+])
+
+
+@st.composite
+def _with_ref(draw: Any) -> Workload:
+    wl = draw(_workload())
+    ref = draw(_REFS)
+    if ref is not None:
+        data = wl.to_dict()
+        data["spec"]["priorityClassRef"] = ref
+        wl = Workload.model_validate(data)
+    return wl
+
+
+@settings(max_examples=150, deadline=None)
+@given(new=_with_ref(), old=_with_ref())
+def test_the_priority_reference_rules_read_the_conditions_last(new: Workload, old: Workload) -> None:
+    """The rules on ``priorityClassRef`` while quota is reserved look at the references before the
+    conditions (most workloads have none, so the conditions go unread): the same answers as the
+    rules' own order (``workload_types.go``'s ``x-kubernetes-validations``)."""
+    from kbatch.api.strategies.kueue import schemas
+
+    def reserved(wl: Workload) -> bool:
+        return any(c.type == "QuotaReserved" and c.status == "True"
+                   for c in (wl.status.conditions if wl.status else None) or ())
+
+    new_ref, old_ref = schemas._ref_of(new), schemas._ref_of(old)
+    both = reserved(old) and new_ref is not None and old_ref is not None
+    for attr in ("group", "kind"):
+        expected = not both or getattr(new_ref, attr) == getattr(old_ref, attr)
+        assert schemas._ref_field_fixed(attr)(new, old) == expected
+    name_fixed = (not both or (new_ref.group, new_ref.kind) != ("scheduling.k8s.io", "PriorityClass")
+                  or new_ref.name == old_ref.name)
+    assert schemas._pod_priority_name_fixed(new, old) == name_fixed
+    assert schemas._true(old.status.conditions if old.status else None, "QuotaReserved") == reserved(old)

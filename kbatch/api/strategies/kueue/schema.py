@@ -29,6 +29,7 @@ class), never through a dict dump.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -254,14 +255,16 @@ def _properties(
     return errs
 
 
-Props = tuple[tuple[str, str, Node], ...]
+Props = tuple[tuple[str, str, Node, bool], ...]  # (wire name, attribute, child, plain scalar)
 
 
 @dataclass(frozen=True, slots=True)
 class _ModelNode:
     """``node`` read on one model class: its required properties as (wire name, attribute), the
     properties a value check may fail on, and those holding a transition rule, each as (wire name,
-    attribute, child); the rest (inert, or without a transition rule) is never visited."""
+    attribute, child, whether the child is a plain scalar: checked by :func:`_scalar_ok` in place,
+    its path built only for an error); the rest (inert, or without a transition rule) is never
+    visited."""
 
     node: Node
     required: tuple[tuple[str, str], ...]
@@ -279,7 +282,7 @@ def _props(model: type[BaseModel], node: Node) -> _ModelNode:
     known = _PROPS.get(key)
     if known is None or known.node is not node:
         attrs = _attrs(model)
-        every = tuple((wire, attrs[wire], child) for wire, child in node.props.items())
+        every = tuple((wire, attrs[wire], child, _plain(child)) for wire, child in node.props.items())
         known = _PROPS[key] = _ModelNode(
             node,
             tuple((wire, attrs[wire]) for wire in node.required),
@@ -313,12 +316,16 @@ def _object(
                 errs.append(FieldError.required(_join(path, wire)))
         props = shape.checked
     same_model = type(old) is type(value)
-    for wire, attr, child in props:
+    for wire, attr, child, plain in props:
         v = getattr(value, attr, None)
         if v is None:
             continue
-        o = getattr(old, attr, None) if same_model else _get(old, wire)
+        o = getattr(old, attr, None) if same_model else None if old is None else _get(old, wire)
         if ratchet and not transitions and o is not None and (v is o or v == o):
+            continue
+        if plain and not transitions:  # what _validate would do for it, without the call
+            if not _scalar_ok(child, v):
+                errs += _scalar(child, v, f"{path}.{wire}" if path else wire)
             continue
         errs += _validate(
             child,
@@ -337,7 +344,7 @@ def _array(
     node: Node, value: list[Any], old: Any, path: str, has_old: bool, transitions: bool, ratchet: bool = False
 ) -> Errors:
     errs: Errors = []
-    keys = [_map_key(item, node.map_keys) for item in value] if node.map_keys else None
+    keys = _keys(value, node.map_keys) if node.map_keys else None
     if not transitions:
         if node.max_items is not None and len(value) > node.max_items:
             errs.append(FieldError.too_many(path, len(value), node.max_items))
@@ -351,14 +358,18 @@ def _array(
     if node.items is not None and (transitions or not _inert(node.items)):
         olds = _old_items(node, old, keys)
         for i, item in enumerate(value):
+            o = olds[i]
+            if ratchet and o is not None and (item is o or item == o):  # _validate's ratchet, before the call
+                continue
             errs += _validate(
                 node.items,
                 item,
-                olds[i],
+                o,
                 f"{path}[{i}]",
                 has_old=has_old,
                 transitions=transitions,
                 ratchet=ratchet,
+                unequal=ratchet,
             )
     return errs
 
@@ -371,12 +382,34 @@ def _map_key(item: Any, map_keys: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(_get(item, k) for k in map_keys)
 
 
+@functools.cache
+def _key_getter(model: type[BaseModel], map_keys: tuple[str, ...]) -> Callable[[Any], Any] | None:
+    """The attribute getter of ``map_keys`` on ``model`` (a tuple for several keys, the value for
+    one), or ``None`` when one of the keys is no property of the model (:func:`_map_key` reads
+    ``None`` for it)."""
+    attrs = _attrs(model)
+    if not all(k in attrs for k in map_keys):
+        return None
+    return operator.attrgetter(*(attrs[k] for k in map_keys))
+
+
+def _keys(items: list[Any], map_keys: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """Every item's :func:`_map_key`, read in one pass when the items are models of one class (a
+    stored or validated list always is: the getter is resolved once per class, not per item)."""
+    getter = _key_getter(type(items[0]), map_keys) if items and isinstance(items[0], BaseModel) else None
+    if getter is None or len(set(map(type, items))) != 1:
+        return [_map_key(item, map_keys) for item in items]
+    if len(map_keys) == 1:
+        return [(k,) for k in map(getter, items)]
+    return list(map(getter, items))
+
+
 def _old_items(node: Node, old: Any, keys: list[tuple[Any, ...]] | None) -> list[Any] | _NoOlds:
     """Each item's old value: by map keys for ``listType=map`` (correlation by key, as CEL
     transition rules do), else none (atomic lists are not correlated)."""
     if keys is None or not isinstance(old, list):
         return _NO_OLDS
-    by_key = {_map_key(o, node.map_keys): o for o in old}
+    by_key = dict(zip(_keys(old, node.map_keys), old, strict=True))
     return [by_key.get(k) for k in keys]
 
 
@@ -392,6 +425,8 @@ _NO_OLDS = _NoOlds()
 
 def _duplicates(node: Node, value: list[Any], keys: list[tuple[Any, ...]] | None, path: str) -> Errors:
     if keys is None and not node.set_list:
+        return []
+    if keys is not None and len(set(keys)) == len(keys):  # the usual answer, without a loop
         return []
     errs: Errors = []
     seen: set[Any] = set()
@@ -448,6 +483,25 @@ def _property_count(node: Node, value: Any, path: str) -> Errors:
     if node.max_properties is not None and count > node.max_properties:
         errs.append(FieldError.too_many(path, count, node.max_properties))
     return errs
+
+
+def _plain(node: Node) -> bool:
+    """A scalar node without rules: its whole check is :func:`_scalar` (no transition rule below)."""
+    return node.type not in ("object", "array", "map") and not node.rules
+
+
+def _scalar_ok(node: Node, value: Any) -> bool:
+    """Whether :func:`_scalar` finds no error (the same checks, without building any)."""
+    if node.enum is not None and value not in node.enum:
+        return False
+    if isinstance(value, str):
+        n = len(value)
+        return ((node.max_length is None or n <= node.max_length)
+                and (node.min_length is None or n >= node.min_length)
+                and (node.pattern is None or _matches(node.pattern, value)))
+    if isinstance(value, int) and not isinstance(value, bool) and node.minimum is not None:
+        return value >= node.minimum
+    return True
 
 
 def _scalar(node: Node, value: Any, path: str) -> Errors:

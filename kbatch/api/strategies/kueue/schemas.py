@@ -494,7 +494,8 @@ def _ref_presence_fixed(wl: Any, old: Any) -> bool:
 def _ref_field_fixed(attr: str) -> Any:
     def check(wl: Any, old: Any) -> bool:
         new_ref, old_ref = _ref_of(wl), _ref_of(old)
-        if not (_quota_reserved(old) and new_ref is not None and old_ref is not None):
+        # the references first: without both, the answer is the same and the conditions go unread
+        if not (new_ref is not None and old_ref is not None and _quota_reserved(old)):
             return True
         return bool(getattr(new_ref, attr) == getattr(old_ref, attr))
 
@@ -503,7 +504,7 @@ def _ref_field_fixed(attr: str) -> Any:
 
 def _pod_priority_name_fixed(wl: Any, old: Any) -> bool:
     new_ref, old_ref = _ref_of(wl), _ref_of(old)
-    if not (_quota_reserved(old) and new_ref is not None and old_ref is not None):
+    if not (new_ref is not None and old_ref is not None and _quota_reserved(old)):
         return True
     if (new_ref.group, new_ref.kind) != ("scheduling.k8s.io", "PriorityClass"):
         return True
