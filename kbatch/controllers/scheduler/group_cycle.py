@@ -29,6 +29,9 @@ When one pod of a group is popped, the cycle, in numbered steps:
 8. writes ``PodGroupInitiallyScheduled`` (True/``Scheduled``, or False/``Unschedulable`` with the
    group's message) unless that would revert a True: once scheduled, a group stays so.
 
+With the ``CompositePodGroup`` gate, a group that names a parent composite is scheduled with its whole
+tree instead (:mod:`.composite_cycle`).
+
 Messages are upstream's, including the framework's ``Status`` composition (a status with the
 ``pod group is unschedulable`` error lists it before its reasons).
 """
@@ -40,7 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.gates import gate_on
+from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import (
+    COMPOSITE_POD_GROUP,
     PODGROUP_INITIALLY_SCHEDULED,
     PODGROUP_PREEMPTION_POLICY,
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
@@ -104,6 +109,7 @@ class GroupCycle:
         self.preempting: dict[str, set[str]] = {}  # group -> the victims it waits for (pod keys)
         self.topology = gate_on(scheduler.ctx.features, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
         self.policy_gate = gate_on(scheduler.ctx.features, PODGROUP_PREEMPTION_POLICY)
+        self.composite = gate_on(scheduler.ctx.features, COMPOSITE_POD_GROUP)  # trees: composite_cycle
 
     def claims(self, pod: PodInfo) -> bool:
         return bool(self.index) and bool(self.index.group_of(pod.key))
@@ -129,6 +135,12 @@ class GroupCycle:
     # -- the cycle ---------------------------------------------------------------------------------
     def run(self, first: PodInfo, now: float) -> None:
         s, key = self.scheduler, self.index.group_of(first.key)
+        parent = self.parent_of(key)
+        if parent:
+            from kbatch.controllers.scheduler.composite_cycle import CompositeCycle
+
+            CompositeCycle(self, first, parent, now).run()  # the whole tree under its root composite
+            return
         pods = [first]
         for member in self.index.members(key):  # step 1
             if member != first.key and (info := s.queue.pop_specific(member, now)) is not None:
@@ -154,6 +166,13 @@ class GroupCycle:
             return  # step 7: the pods wait for their victims to go
         self.submit(pg, pods, result, now)
 
+    def parent_of(self, key: str) -> str:
+        """The group's parent composite ("" without one, or while the CompositePodGroup gate is off)."""
+        if not self.composite:
+            return ""
+        pg = self.pod_group(key)
+        return (pg.spec.parent_composite_pod_group_name or "") if pg is not None else ""
+
     def topology_key(self, pg: PodGroup) -> str:
         """The node label the group must stay within ("" without a constraint or with the gate off)."""
         return pg.topology_key() if self.topology else ""
@@ -167,10 +186,13 @@ class GroupCycle:
             return place_in_domains(self, group, pods, key)
         return self.place_default(group, pods)
 
-    def place_default(self, group: GroupInfo, pods: list[PodInfo]) -> GroupResult:
-        """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts)."""
+    def place_default(self, group: GroupInfo, pods: list[PodInfo], scheduler_name: str = "") -> GroupResult:
+        """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts).
+        ``scheduler_name`` names the profile when ``pods`` is empty (a composite's leaf whose
+        members are all scheduled: it succeeds when they meet its ``minCount``)."""
         s = self.scheduler
-        profile = s.profiles[pods[0].scheduler_name]
+        profile_name = scheduler_name or pods[0].scheduler_name
+        profile = s.profiles[profile_name]
         plugins = [p for p in profile.plugins.values() if isinstance(p, PlacementFeasiblePlugin)]
         progress = PlacementProgress(len(self.scheduled_members(group.key)), len(pods))
         result = GroupResult()
@@ -178,7 +200,7 @@ class GroupCycle:
         if status is not None and status.code == Code.UNSCHEDULABLE:
             result.message, result.reasons = group_message(status.reasons), status.reasons
             return result
-        algorithm, any_scheduled = s.algorithms[pods[0].scheduler_name], False
+        algorithm, any_scheduled = s.algorithms[profile_name], False
         for pod in pods:
             placed = self._place_one(algorithm, pod, result)
             if placed is None:
@@ -191,7 +213,7 @@ class GroupCycle:
             any_scheduled = any_scheduled or bool(placed)
         if status is not None and status.code == Code.WAIT:
             result.message, result.reasons = group_message(status.reasons), status.reasons
-        elif any_scheduled:
+        elif any_scheduled or (not pods and scheduler_name):
             result.code, result.message = Code.SUCCESS, ""
         return result
 
@@ -324,7 +346,7 @@ def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, rea
     return True
 
 
-def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup,
+def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup | CompositePodGroup,
                    policy_gate: bool = False) -> str:
     """Upstream ``validatePodGroup``: the error message, or "" when the group is consistent. With
     ``PodGroupPreemptionPolicy`` every pod's preemption policy must be the group's

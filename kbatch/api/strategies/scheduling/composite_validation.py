@@ -196,7 +196,7 @@ def validate_composite_templates(workload: Workload) -> list[FieldError]:
         if depth < MAX_TREE_DEPTH:
             errs += _node_errors(template, at)
     errs += _depth_errors(templates, path)
-    errs += _name_errors(templates, "spec")
+    errs += _name_errors(templates, path)
     if len(set(_priorities(templates))) > 1:
         errs.append(FieldError.invalid("spec", None, "all priority and priorityClassName values must be "
                                                      "identical, detected multiple values"))
