@@ -6,12 +6,14 @@ all-or-nothing."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gang.builders import bound, gpu_cluster, gpu_pod, scheduled_message
 from gang.composite_builders import COMPOSITE, child_group, composite, composite_condition, group_condition
 from kbatch.api.core_v1 import Event
+from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 
 
 def _pods(group: str, count: int, gpus: int) -> list[dict[str, object]]:
@@ -159,3 +161,37 @@ def test_a_composite_gang_is_all_or_nothing(children: list[tuple[int, int, int]]
     if any(counts.values()):
         assert len(satisfied) >= min_groups
     assert all(counts[n] == 0 or counts[n] >= c[0] for n, c in spec.items())
+
+
+def test_the_root_composite_gives_the_tree_its_priority() -> None:
+    """Priority admission resolves a composite's class (``CompositePodGroupSpec.Priority``); the cycle
+    wants every pod of the tree at the root's priority (``validatePodGroup``)."""
+    from gang.builders import priority_class
+
+    cp = gpu_cluster(2, gates=COMPOSITE)
+    cp.apply(priority_class("high", 10))
+    root = composite("root", 1)
+    root["spec"]["priorityClassName"] = "high"
+    cp.apply([root, child_group("a", 1, "root")])
+    cpg = cp.client.get(CompositePodGroup, "root", "default")
+    assert (cpg.spec.priority_class_name, cpg.spec.priority) == ("high", 10)
+    cp.apply(_pods("a", 1, 1))
+    assert bound(cp, ["a0"]) == []
+    message = ("all pods in a single pod group should have the same priority as the pod group's priority, "
+               "got 0 and 10")
+    assert scheduled_message(cp, "a0") == ("SchedulerError", message)
+    assert composite_condition(cp, "root") == ("False", "SchedulerError", message)
+    cp.apply([child_group("b", 1, "root"), gpu_pod("b0", group="b", gpus=1, priority_class="high")])
+    assert bound(cp, ["b0"]) == []  # its tree still holds a0 at priority 0
+
+
+def test_an_unknown_priority_class_is_forbidden() -> None:
+    from kbatch.api.errors import Forbidden
+
+    cp = gpu_cluster(0, gates=COMPOSITE, controllers="")
+    root = composite("root", 1)
+    root["spec"]["priorityClassName"] = "nope"
+    with pytest.raises(Forbidden) as info:
+        cp.apply(root)
+    assert info.value.message == ('compositepodgroups.scheduling.k8s.io "root" is forbidden: '
+                                  "no PriorityClass with name nope was found")
