@@ -17,6 +17,7 @@ placed. Status: ``CompositePodGroupInitiallyScheduled`` (terminal once True; rea
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -82,27 +83,17 @@ class CompositePodGroup(Resource):
         gang = self.spec.scheduling_policy.gang
         return gang.min_group_count if gang is not None else 1
 
-    def scheduled_initially(self) -> bool:
-        conditions = self.status.conditions if self.status is not None else None
-        return any(c.type == COMPOSITE_INITIALLY_SCHEDULED and c.status == "True" for c in conditions or ())
-
 
 class WorkloadV1alpha3(Workload):
     """Workload as scheduling.k8s.io/v1alpha3 serves it (the v1beta1 shape)."""
 
-    api_info: ClassVar[ApiInfo] = ApiInfo(
-        group=GROUP, version=VERSION, kind="Workload", plural="workloads", namespaced=True,
-        singular="workload", subresources=(),
-    )
+    api_info: ClassVar[ApiInfo] = replace(Workload.api_info, version=VERSION)
 
 
 class PodGroupV1alpha3(PodGroup):
     """PodGroup as scheduling.k8s.io/v1alpha3 serves it (the v1beta1 shape)."""
 
-    api_info: ClassVar[ApiInfo] = ApiInfo(
-        group=GROUP, version=VERSION, kind="PodGroup", plural="podgroups", namespaced=True,
-        singular="podgroup",
-    )
+    api_info: ClassVar[ApiInfo] = replace(PodGroup.api_info, version=VERSION)
 
 
 def _with_version(obj: dict[str, Any], version: str) -> dict[str, Any]:

@@ -6,8 +6,6 @@ kubectl creates a composite tree, gets and describes it, ``explain`` reads its s
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +13,8 @@ import httpx
 import pytest
 
 from kbatch.server.process import ServeProcess
+from tests.server.test_kubectl import KUBECTL, kubectl
 
-KUBECTL = shutil.which("kubectl")
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
 TREE = """\
@@ -74,15 +72,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
 
 
 def _kubectl(served: Any, *args: str, input_: str | None = None) -> str:
-    out = subprocess.run([KUBECTL, *args], env=served.env(), capture_output=True, text=True, timeout=30,
-                         input=input_)
-    assert out.returncode == 0, out.stderr
-    return out.stdout
-
-
-def _advance(served: Any, duration: str) -> None:
-    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": duration}, timeout=30)
-    assert reply.status_code == 200, reply.text
+    return kubectl(served, *args, input_=input_).stdout
 
 
 def test_api_resources_lists_the_v1alpha3_kind(served: Any) -> None:
@@ -98,7 +88,8 @@ def test_kubectl_creates_gets_and_describes_a_tree(served: Any) -> None:
     assert reply.status_code == 200, reply.text
     _kubectl(served, "apply", "-f", "-", input_=TREE)
     _kubectl(served, "apply", "-f", "-", input_=_pod("w0", "workers") + "---\n" + _pod("s0", "servers"))
-    _advance(served, "5s")
+    moved = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": "5s"}, timeout=30)
+    assert moved.status_code == 200, moved.text
     pods = json.loads(_kubectl(served, "get", "pods", "-o", "json"))["items"]
     assert {p["metadata"]["name"]: bool(p["spec"].get("nodeName")) for p in pods} == {"w0": True, "s0": True}
     listed = _kubectl(served, "get", "compositepodgroups")

@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import (
     COMPOSITE_INITIALLY_SCHEDULED,
     REASON_INVALID,
@@ -46,8 +45,9 @@ from kbatch.controllers.scheduler.group_cycle import (
     POD_GROUP_UNSCHEDULABLE,
     GroupResult,
     group_message,
-    set_condition,
+    outcome_condition,
     validate_group,
+    write_scheduled_condition,
 )
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
@@ -205,12 +205,7 @@ class CompositeCycle:
             self.cycle.submit(leaf.group, self.pods.get(leaf.key, []), self.leaf_results[leaf.key], self.now)
         for node_key, outcome in sorted(self.outcomes.items()):
             name = node_key.partition("/")[2]
-            if outcome.code == Code.SUCCESS:
-                self.write_condition(name, "True", "Scheduled", "")
-            elif outcome.code == Code.UNSCHEDULABLE:
-                self.write_condition(name, "False", "Unschedulable", outcome.message)
-            else:
-                self.write_condition(name, "False", "SchedulerError", outcome.message)
+            self.write_condition(name, *outcome_condition(outcome.code, outcome.message))
 
     def _write_all(self, tree: TreeNode, status: str, reason: str, message: str) -> None:
         for leaf in leaves(tree):
@@ -229,19 +224,6 @@ class CompositeCycle:
             self.write_condition(name, "False", REASON_INVALID, message)
 
     def write_condition(self, name: str, status: str, reason: str, message: str) -> None:
-        """``CompositePodGroupInitiallyScheduled`` on the composite, as a PodGroup's: never back from
-        True, no write when nothing changes."""
-        s = self.cycle.scheduler
-        try:
-            current = s.ctx.cache.get(CompositePodGroup, name, self.namespace)
-        except NotFound:
-            return
-        conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
-        if not set_condition(conditions, COMPOSITE_INITIALLY_SCHEDULED, status, reason, message,
-                             current.metadata.generation, s.ctx.clock.now_datetime()):
-            return
-        try:
-            s.ctx.client.patch_status(CompositePodGroup, name, {"status": {"conditions": conditions}},
-                                      self.namespace)
-        except NotFound:
-            return
+        """``CompositePodGroupInitiallyScheduled`` on the composite, as a PodGroup's condition."""
+        write_scheduled_condition(self.cycle.scheduler, CompositePodGroup, COMPOSITE_INITIALLY_SCHEDULED,
+                                  name, self.namespace, (status, reason, message))

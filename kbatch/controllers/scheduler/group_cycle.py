@@ -64,7 +64,8 @@ from kbatch.controllers.scheduler.types import PodInfo
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
 
-__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "group_message", "set_condition"]
+__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "group_message", "outcome_condition",
+           "set_condition", "write_scheduled_condition"]
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # upstream errPodGroupUnschedulable
 
@@ -293,30 +294,40 @@ class GroupCycle:
                 s.reject_pod(pod, result.message, now)
         if result.code == Code.SUCCESS:
             self.preempting.pop(f"{pg.metadata.namespace}/{pg.metadata.name}", None)
-            self.write_condition(pg, "True", "Scheduled", "")
-        elif result.code == Code.UNSCHEDULABLE:
-            self.write_condition(pg, "False", "Unschedulable", result.message)
-        else:
-            self.write_condition(pg, "False", "SchedulerError", result.message)
+        self.write_condition(pg, *outcome_condition(result.code, result.message))
 
     def write_condition(self, pg: PodGroup, status: str, reason: str, message: str) -> None:
         """``updatePodGroupCondition``: never revert a True ``PodGroupInitiallyScheduled``; no write
         when nothing changes (``SetStatusCondition``)."""
-        s = self.scheduler
-        try:
-            current = s.ctx.cache.get(PodGroup, pg.metadata.name or "", pg.metadata.namespace)
-        except NotFound:
-            return
-        conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
-        now = s.ctx.clock.now_datetime()
-        if not set_condition(conditions, PODGROUP_INITIALLY_SCHEDULED, status, reason, message,
-                             current.metadata.generation, now):
-            return
-        try:
-            s.ctx.client.patch_status(PodGroup, current.metadata.name or "",
-                                      {"status": {"conditions": conditions}}, current.metadata.namespace)
-        except NotFound:
-            return
+        name, namespace = pg.metadata.name or "", pg.metadata.namespace or ""
+        write_scheduled_condition(self.scheduler, PodGroup, PODGROUP_INITIALLY_SCHEDULED, name, namespace,
+                                  (status, reason, message))
+
+
+def outcome_condition(code: Code, message: str) -> tuple[str, str, str]:
+    """(status, reason, message) of the InitiallyScheduled condition for a group's outcome."""
+    if code == Code.SUCCESS:
+        return "True", "Scheduled", ""
+    return "False", "Unschedulable" if code == Code.UNSCHEDULABLE else "SchedulerError", message
+
+
+def write_scheduled_condition(s: Scheduler, kind: type[PodGroup] | type[CompositePodGroup], type_: str,
+                              name: str, namespace: str, condition: tuple[str, str, str]) -> None:
+    """Patch ``type_`` on a (Composite)PodGroup's status from the cache's copy: never back from True,
+    no write when nothing changes; a group deleted meanwhile is left alone."""
+    try:
+        current = s.ctx.cache.get(kind, name, namespace)
+    except NotFound:
+        return
+    conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
+    status, reason, message = condition
+    if not set_condition(conditions, type_, status, reason, message, current.metadata.generation,
+                         s.ctx.clock.now_datetime()):
+        return
+    try:
+        s.ctx.client.patch_status(kind, name, {"status": {"conditions": conditions}}, namespace)
+    except NotFound:
+        return
 
 
 def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, reason: str, message: str,

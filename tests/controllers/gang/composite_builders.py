@@ -32,17 +32,17 @@ def child_group(name: str, min_count: int | None, parent: str, *, workload: str 
                      "workloadRef": {"workloadName": workload, "templateName": name}}}
 
 
-def composite_condition(cp: ControlPlane, name: str) -> tuple[str, str, str] | None:
-    cpg = cp.client.get(CompositePodGroup, name, "default")
-    for c in (cpg.status.conditions if cpg.status else None) or ():
-        if c.type == "CompositePodGroupInitiallyScheduled":
+def _condition(cp: ControlPlane, kind: type, name: str, type_: str) -> tuple[str, str, str] | None:
+    obj = cp.client.get(kind, name, "default")
+    for c in (obj.status.conditions if obj.status else None) or ():
+        if c.type == type_:
             return (c.status, c.reason or "", c.message or "")
     return None
+
+
+def composite_condition(cp: ControlPlane, name: str) -> tuple[str, str, str] | None:
+    return _condition(cp, CompositePodGroup, name, "CompositePodGroupInitiallyScheduled")
 
 
 def group_condition(cp: ControlPlane, name: str) -> tuple[str, str, str] | None:
-    pg = cp.client.get(PodGroup, name, "default")
-    for c in (pg.status.conditions if pg.status else None) or ():
-        if c.type == "PodGroupInitiallyScheduled":
-            return (c.status, c.reason or "", c.message or "")
-    return None
+    return _condition(cp, PodGroup, name, "PodGroupInitiallyScheduled")
