@@ -1,7 +1,8 @@
 """CompositePodGroup over ``kbatch serve --feature-gates GenericWorkload=true,CompositePodGroup=true``
 with the real kubectl (docs/gang.md "CompositePodGroup"): ``api-resources`` lists the v1alpha3 kind,
 kubectl creates a composite tree, gets and describes it, ``explain`` reads its schema, and
-``podgroups.v1alpha3.scheduling.k8s.io`` reads the v1beta1-stored PodGroup in v1alpha3."""
+``podgroups.v1alpha3.scheduling.k8s.io`` reads the v1beta1-stored PodGroup in v1alpha3; ``kbatch
+describe`` prints kubectl's page (its generic one: kubectl has no describer for the kind)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import pytest
 
 from kbatch.server.process import ServeProcess
 from tests.server.test_kubectl import KUBECTL, kubectl
+from tests.server.test_kubectl_describe_families import _comparable
+from tests.server.test_kubectl_parity import kbatch
 
 pytestmark = pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
 
@@ -82,7 +85,7 @@ def test_api_resources_lists_the_v1alpha3_kind(served: Any) -> None:
     assert ["podgroups", "scheduling.k8s.io/v1beta1", "true", "PodGroup"] in rows  # preferred version
 
 
-def test_kubectl_creates_gets_and_describes_a_tree(served: Any) -> None:
+def test_kubectl_creates_gets_and_describes_a_tree(served: Any, capsys: pytest.CaptureFixture[str]) -> None:
     reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add",
                        json={"count": 1, "gpu": 8, "prefix": "cpg"}, timeout=30)
     assert reply.status_code == 200, reply.text
@@ -100,6 +103,7 @@ def test_kubectl_creates_gets_and_describes_a_tree(served: Any) -> None:
         ("CompositePodGroupInitiallyScheduled", "True", "Scheduled")]
     page = _kubectl(served, "describe", "compositepodgroup", "job")
     assert "Min Group Count:  2" in page and "CompositePodGroupInitiallyScheduled" in page, page
+    assert _comparable(kbatch(served, capsys, "describe", "compositepodgroup", "job")) == _comparable(page)
     alpha = json.loads(_kubectl(served, "get", "podgroups.v1alpha3.scheduling.k8s.io", "workers",
                                 "-o", "json"))
     assert alpha["apiVersion"] == "scheduling.k8s.io/v1alpha3"
