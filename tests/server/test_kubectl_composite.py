@@ -108,6 +108,13 @@ def test_kubectl_creates_gets_and_describes_a_tree(served: Any, capsys: pytest.C
                                 "-o", "json"))
     assert alpha["apiVersion"] == "scheduling.k8s.io/v1alpha3"
     assert alpha["spec"]["parentCompositePodGroupName"] == "job"
+    kubectl(served, "patch", "podgroups.v1alpha3.scheduling.k8s.io", "workers", "--type", "strategic",
+            "-p", '{"metadata": {"labels": {"tier": "a"}}}')
+    kubectl(served, "patch", "compositepodgroup", "job", "--type", "strategic",
+            "-p", '{"metadata": {"labels": {"tier": "a"}}}')
+    for resource in ("podgroup/workers", "compositepodgroup/job"):
+        labels = json.loads(_kubectl(served, "get", resource, "-o", "json"))["metadata"]["labels"]
+        assert labels == {"tier": "a"}, resource
 
 
 def test_kubectl_explains_the_kind(served: Any) -> None:
