@@ -195,3 +195,31 @@ def test_an_unknown_priority_class_is_forbidden() -> None:
         cp.apply(root)
     assert info.value.message == ('compositepodgroups.scheduling.k8s.io "root" is forbidden: '
                                   "no PriorityClass with name nope was found")
+
+
+LEAF = st.tuples(st.integers(1, 2), st.integers(1, 2), st.sampled_from([4, 8, 12]))  # minCount, pods, gpu
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(leaves=st.lists(LEAF, min_size=4, max_size=4), mids=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+       root_min=st.integers(1, 2))
+def test_a_nested_composite_gang_is_all_or_nothing_at_every_level(
+        leaves: list[tuple[int, int, int]], mids: tuple[int, int], root_min: int) -> None:
+    """root (gang root_min) → m0, m1 (gang mids[i]) → two leaves each: a bound pod's leaf meets its
+    minCount, its composite has minGroupCount satisfied leaves, and the root minGroupCount satisfied
+    composites."""
+    cp = gpu_cluster(2, gates=COMPOSITE)
+    names = [f"l{i}" for i in range(4)]
+    spec = dict(zip(names, leaves, strict=True))
+    cp.apply([composite("root", root_min), composite("m0", mids[0], parent="root"),
+              composite("m1", mids[1], parent="root"),
+              *(child_group(n, c[0], f"m{i // 2}") for i, (n, c) in enumerate(spec.items()))])
+    pods = {n: [f"{n}p{j}" for j in range(c[1])] for n, c in spec.items()}
+    cp.apply([gpu_pod(p, group=n, gpus=c[2]) for n, c in spec.items() for p in pods[n]])
+    cp.advance("1s")
+    counts = {n: len(bound(cp, pods[n])) for n in names}
+    leaf_ok = {n: counts[n] >= spec[n][0] for n in names}
+    mid_ok = [sum(leaf_ok[n] for n in names[2 * i:2 * i + 2]) >= mids[i] for i in range(2)]
+    for i, n in enumerate(names):
+        if counts[n]:
+            assert leaf_ok[n] and mid_ok[i // 2] and sum(mid_ok) >= root_min, (counts, mid_ok)
