@@ -46,6 +46,7 @@ KINDS = tuple(
         ("batch/v1", "batch/v1", ("Job", "CronJob")),
         ("scheduling/v1", "scheduling.k8s.io/v1", ("PriorityClass",)),
         ("scheduling/v1beta1", "scheduling.k8s.io/v1beta1", ("Workload", "PodGroup")),
+        ("scheduling/v1alpha3", "scheduling.k8s.io/v1alpha3", ("Workload", "PodGroup", "CompositePodGroup")),
         ("policy/v1", "policy/v1", ("PodDisruptionBudget",)),
         ("coordination/v1", "coordination.k8s.io/v1", ("Lease",)),
         ("storage/v1", "storage.k8s.io/v1", ("StorageClass", "CSIDriver")),

@@ -17,8 +17,13 @@ Shapes as Kubernetes 1.37 released them (k8s-openapi 0.29 ``v1_37/api/scheduling
   one domain of a node label) and ``preemptionPolicy`` (PodGroupPreemptionPolicy: ``Never`` groups
   do not preempt).
 
-The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3, which
-kbatch does not serve) are here too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``
+With the ``CompositePodGroup`` gate (alpha, off) a Workload may list ``compositePodGroupTemplates``
+instead of ``podGroupTemplates`` (a tree of groups of groups, at most 4 deep, KEP-6012) and a PodGroup
+may name its ``parentCompositePodGroupName``; the CompositePodGroup kind itself is v1alpha3's
+(:mod:`kbatch.api.scheduling_v1alpha3`).
+
+The reusable building blocks controllers embed (KEP-6089; upstream places them in v1alpha3) are here
+too: :class:`WorkloadPodGroupSchedulingPolicy` (``minCount``
 optional: the embedding controller defaults it), used by the Job's ``spec.scheduling``. Served only
 while the ``GenericWorkload`` feature gate is on (beta, off by default in 1.37), as upstream.
 """
@@ -35,6 +40,7 @@ from kbatch.api.meta import Condition, Resource
 
 __all__ = [
     "ALL_DISRUPTION",
+    "COMPOSITE_POD_GROUP",
     "DISRUPTION_TARGET",
     "GENERIC_WORKLOAD",
     "MANAGED_BY_ANNOTATION",
@@ -47,6 +53,11 @@ __all__ = [
     "WORKLOAD_WITH_JOB",
     "AllDisruptionMode",
     "BasicSchedulingPolicy",
+    "CompositeDisruptionMode",
+    "CompositeGangSchedulingPolicy",
+    "CompositePodGroupSchedulingConstraints",
+    "CompositePodGroupSchedulingPolicy",
+    "CompositePodGroupTemplate",
     "DisruptionMode",
     "GangSchedulingPolicy",
     "PodGroup",
@@ -75,6 +86,9 @@ WORKLOAD_WITH_JOB = "WorkloadWithJob"  # the Job controller's Workload/PodGroup 
 TOPOLOGY_AWARE_WORKLOAD_SCHEDULING = "TopologyAwareWorkloadScheduling"
 # PodGroup / template preemptionPolicy served and honoured (KEP-5710 follow-up; alpha, off in 1.37)
 PODGROUP_PREEMPTION_POLICY = "PodGroupPreemptionPolicy"
+# CompositePodGroup (v1alpha3), Workload compositePodGroupTemplates, PodGroup parentCompositePodGroupName
+# and the scheduler's tree cycle (KEP-6012; alpha, off in 1.37)
+COMPOSITE_POD_GROUP = "CompositePodGroup"
 PREEMPTION_POLICIES = ("Never", "PreemptLowerPriority")  # v1beta1 PreemptionPolicy (+k8s:enum)
 PODGROUP_INITIALLY_SCHEDULED = "PodGroupInitiallyScheduled"  # the scheduler's condition (1.37 name)
 DISRUPTION_TARGET = "DisruptionTarget"  # set on a PodGroup preempted as a whole (KEP-5710)
@@ -155,9 +169,48 @@ class PodGroupTemplate(KubeModel):
     preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha)
 
 
+class CompositeGangSchedulingPolicy(KubeModel):
+    min_group_count: Int32 = 0  # required, >= 1: child groups that must be schedulable together
+
+
+class CompositePodGroupSchedulingPolicy(KubeModel):
+    """Exactly one of ``basic`` (children scheduled independently) / ``gang``."""
+
+    basic: BasicSchedulingPolicy | None = None
+    gang: CompositeGangSchedulingPolicy | None = None
+
+
+class CompositePodGroupSchedulingConstraints(KubeModel):
+    topology: list[TopologyConstraint] | None = None  # at most 1
+
+
+class CompositeDisruptionMode(KubeModel):
+    """Exactly one of ``single`` / ``all`` (children disrupted together); defaults to ``single``."""
+
+    single: SingleDisruptionMode | None = None
+    all: AllDisruptionMode | None = None
+
+
+class CompositePodGroupTemplate(KubeModel):
+    """A node of a Workload's template tree: its policy and its children (PodGroup templates and
+    further composite templates, at least one, at most 8 of each)."""
+
+    name: str = ""
+    scheduling_policy: CompositePodGroupSchedulingPolicy = Field(
+        default_factory=CompositePodGroupSchedulingPolicy)
+    scheduling_constraints: CompositePodGroupSchedulingConstraints | None = None
+    disruption_mode: CompositeDisruptionMode | None = None
+    priority_class_name: str | None = None
+    priority: Int32 | None = None
+    preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha)
+    pod_group_templates: list[PodGroupTemplate] | None = None
+    composite_pod_group_templates: list[CompositePodGroupTemplate] | None = None
+
+
 class WorkloadSpec(KubeModel):
     controller_ref: TypedLocalObjectReference | None = None
     pod_group_templates: list[PodGroupTemplate] | None = None
+    composite_pod_group_templates: list[CompositePodGroupTemplate] | None = None  # gate CompositePodGroup
 
 
 class Workload(Resource):
@@ -182,7 +235,7 @@ class PodGroupSpec(KubeModel):
     disruption_mode: DisruptionMode | None = None
     priority_class_name: str | None = None
     priority: Int32 | None = None
-    parent_composite_pod_group_name: str | None = None  # gate CompositePodGroup (alpha, not modelled)
+    parent_composite_pod_group_name: str | None = None  # gate CompositePodGroup (alpha)
     preemption_policy: str | None = None  # gate PodGroupPreemptionPolicy (alpha); unset: PreemptLowerPriority
 
 

@@ -35,3 +35,4 @@ class ServedVersion:
     from_storage: Callable[[Obj], Obj]
     warning: str | None = None
     printer: Printer | None = None  # its ``kubectl get`` columns, when they differ from the storage version's
+    feature_gate: str = ""  # served only with this gate on (an alpha version of a built-in group)

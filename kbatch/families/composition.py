@@ -78,9 +78,11 @@ class Composition:
             strategy = entry.strategy
             if gates is not None and isinstance(strategy, GatedStrategy):
                 strategy = strategy.for_gates(gates)
+            versions = tuple(v for v in entry.versions
+                             if gates is None or not v.feature_gate or gates.enabled(v.feature_gate))
             registry.register(entry.model, strategy, gc_policy=entry.gc_policy, printer=entry.printer,
                               describe=entry.describe, page=entry.page,
-                              versions=entry.versions, subresources=entry.subresources)
+                              versions=versions, subresources=entry.subresources)
         for resource in self.virtual:
             if served is None or (resource.api_version, resource.kind) in served:
                 registry.register_virtual(resource)

@@ -10,7 +10,8 @@ answers every request with ``Warning: 299 - "<deprecationWarning>"``.
 kind version the registry marks as a further served version
 (:class:`kbatch.api.versions.ServedVersion`) is made on the storage version with the body
 converted up, and its result converted down. A patch is applied to the object as the requested
-version sees it (JSON merge or JSON patch; custom resources take no strategic merge patch), then
+version sees it (JSON merge or JSON patch; custom resources take no strategic merge patch; a built-in
+group's further version, whose fields are the storage version's, takes it there), then
 written in the storage version with the read's ``resourceVersion`` as a precondition (a concurrent
 write answers Conflict, as upstream's ``GuaranteedUpdate`` retries would see it).
 """
@@ -26,6 +27,7 @@ from kbatch.api.registry import KindSpec, Registry
 from kbatch.api.versions import ServedVersion
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
 from kbatch.server.backend import Backend, DeleteOptions, DictWatch, WatchOptions, WriteOptions
+from kbatch.server.crd_openapi import is_custom_resource_group
 
 __all__ = ["VersionedBackend", "deprecation_warning", "versioned"]
 
@@ -150,6 +152,12 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.patch(info, namespace, name, patch, patch_type, opts, subresource=subresource)
+        if patch_type == "strategic" and not is_custom_resource_group(info.group) and isinstance(patch, dict):
+            # a built-in group's further version (scheduling.k8s.io/v1alpha3 Workload, PodGroup): the
+            # same fields as the storage version, so the strategic patch applies there
+            out = self.inner.patch(spec.storage.info, namespace, name, spec.served.to_storage(patch),
+                                   patch_type, opts, subresource=subresource)
+            return spec.served.from_storage(out)
         if patch_type == "strategic":
             raise UnsupportedMediaType(
                 "the body of the request was in an unknown format - accepted media types "

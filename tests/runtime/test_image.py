@@ -127,6 +127,18 @@ WORLD: list[dict[str, Any]] = [
     {"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "native"},
      "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}},
     _pod("native-0", "sleep 60", schedulingGroup={"podGroupName": "native"}),
+    # a CompositePodGroup (v1alpha3) of two PodGroups, one with its pod: the tree waits for the other
+    {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "Workload", "metadata": {"name": "cwl"},
+     "spec": {"compositePodGroupTemplates": [{
+         "name": "tree", "schedulingPolicy": {"gang": {"minGroupCount": 2}},
+         "podGroupTemplates": [{"name": n, "schedulingPolicy": {"gang": {"minCount": 1}}} for n in "ab"]}]}},
+    {"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "CompositePodGroup", "metadata": {"name": "tree"},
+     "spec": {"workloadRef": {"workloadName": "cwl", "templateName": "tree"},
+              "schedulingPolicy": {"gang": {"minGroupCount": 2}}}},
+    *({"apiVersion": "scheduling.k8s.io/v1alpha3", "kind": "PodGroup", "metadata": {"name": f"tree-{n}"},
+       "spec": {"parentCompositePodGroupName": "tree", "schedulingPolicy": {"gang": {"minCount": 1}},
+                "workloadRef": {"workloadName": "cwl", "templateName": n}}} for n in "ab"),
+    _pod("tree-a-0", "sleep 60", schedulingGroup={"podGroupName": "tree-a"}),
     {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": {"name": "cosched"},
      "spec": {"minMember": 2, "scheduleTimeoutSeconds": 60}},
     _pod("cosched-0", "sleep 60", labels={"scheduling.x-k8s.io/pod-group": "cosched"}),
@@ -200,7 +212,8 @@ WORLD: list[dict[str, Any]] = [
 def busy_world() -> tuple[ControlPlane, ControlPlaneBackend]:
     """Every controller on, three nodes (one whose kubelet stops at 20 s) and a node with two DRA GPUs,
     the objects above."""
-    cp = ControlPlane(controllers=EVERY_CONTROLLER, feature_gates="GenericWorkload=true")
+    cp = ControlPlane(controllers=EVERY_CONTROLLER,
+                      feature_gates="GenericWorkload=true,CompositePodGroup=true")
     backend = ControlPlaneBackend(cp)
     backend.action("nodes-add", {"count": 3, "cpu": "2", "memory": "8Gi"})
     backend.action("nodes-add", {"count": 1, "cpu": "2", "memory": "8Gi", "prefix": "gpu-node",
@@ -251,6 +264,7 @@ def test_busy_world_is_in_flight_at_the_cut() -> None:
     phases = {p["metadata"]["name"]: p["status"].get("phase") for p in objects["pods"]}
     assert (phases["dra-long"], phases["dra-next"]) == ("Running", "Pending")  # one untainted GPU
     assert (phases["native-0"], phases["cosched-0"]) == ("Pending", "Pending")  # gangs short of a member
+    assert phases["tree-a-0"] == "Pending"  # its composite short of a ready child
     allocated = {c["metadata"]["name"]: bool((c.get("status") or {}).get("allocation"))
                  for c in objects["resourceclaims.resource.k8s.io"]}
     assert allocated.pop("spare") and list(allocated.values()) == [False]  # dra-next's generated claim

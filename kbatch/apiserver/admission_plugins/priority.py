@@ -18,7 +18,9 @@ from ``spec.priorityClassName`` or the global default; KEP-5710), when that kind
 ``PodGroupPreemptionPolicy`` gate also ``spec.preemptionPolicy``: the class's policy, or
 ``PreemptLowerPriority`` when no class gives one (v1beta1 ``PodGroupSpec.PreemptionPolicy``: "populates
 this field from PriorityClassName, and defaults to PreemptLowerPriority if value is unset").
-PriorityClasses: creating a second ``globalDefault`` class, or marking
+CompositePodGroups (v1alpha3, gate CompositePodGroup) likewise (``CompositePodGroupSpec.Priority``:
+"The admission controller populates this field from PriorityClassName"). PriorityClasses: creating
+a second ``globalDefault`` class, or marking
 another one default, is ``Forbidden`` (``PriorityClass x is already marked as default. Only one default
 can exist``).
 
@@ -36,6 +38,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
 from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import PODGROUP_PREEMPTION_POLICY
 from kbatch.api.scheduling_v1beta1 import PodGroup as SchedulingPodGroup
 from kbatch.api.strategies.scheduling import gate_declared_on
@@ -110,7 +113,7 @@ class PriorityAdmission:
                 chosen = pc
         return chosen
 
-    def _resolve(self, pod: Pod | SchedulingPodGroup, resource: str = "pods") -> _Class:
+    def _resolve(self, pod: Pod | SchedulingPodGroup | CompositePodGroup, resource: str = "pods") -> _Class:
         classes = self._stored()
         name = pod.spec.priority_class_name
         if not name:
@@ -162,18 +165,19 @@ class PriorityAdmission:
         by ``spec.priorityClassName`` (or the global default) gives ``spec.priority`` on create; a
         priority stated otherwise is Forbidden; updates keep the stored one."""
         pg = request.obj
-        if request.subresource or not isinstance(pg, SchedulingPodGroup):
+        if request.subresource or not isinstance(pg, SchedulingPodGroup | CompositePodGroup):
             return
         spec = pg.spec
         if request.operation == "UPDATE":
-            if spec.priority is None and isinstance(request.old, SchedulingPodGroup):
+            if spec.priority is None and isinstance(request.old, type(pg)):
                 spec.priority = request.old.spec.priority
             return
-        resolved = self._resolve(pg, "podgroups.scheduling.k8s.io")
+        resource = f"{pg.api_info.plural}.scheduling.k8s.io"
+        resolved = self._resolve(pg, resource)
         if not spec.priority_class_name and resolved.name:
             spec.priority_class_name = resolved.name
         if spec.priority is not None and spec.priority != resolved.value:
-            raise forbidden("podgroups.scheduling.k8s.io", pg,
+            raise forbidden(resource, pg,
                             f"the integer value of priority ({spec.priority}) must not be provided in pod "
                             f"group spec; priority admission controller computed {resolved.value} from the "
                             "given PriorityClass name")
@@ -182,13 +186,13 @@ class PriorityAdmission:
             self._pod_group_policy(pg, resolved)
 
     @staticmethod
-    def _pod_group_policy(pg: SchedulingPodGroup, resolved: _Class) -> None:
+    def _pod_group_policy(pg: SchedulingPodGroup | CompositePodGroup, resolved: _Class) -> None:
         spec, policy = pg.spec, resolved.preemption_policy
         if policy is None:
             spec.preemption_policy = spec.preemption_policy or PREEMPT_LOWER
             return
         if spec.preemption_policy is not None and spec.preemption_policy != policy:
-            raise forbidden("podgroups.scheduling.k8s.io", pg,
+            raise forbidden(f"{pg.api_info.plural}.scheduling.k8s.io", pg,
                             f"the string value of PreemptionPolicy ({spec.preemption_policy}) must not be "
                             f"provided in pod group spec; priority admission controller computed {policy} "
                             "from the given PriorityClass name")
@@ -216,5 +220,7 @@ def install(server: APIServer) -> None:
     server.admission.add_mutating(Pod, priority.admit_pod, main_resource_only=True)
     if SchedulingPodGroup in server.registry:  # served with the GenericWorkload gate
         server.admission.add_mutating(SchedulingPodGroup, priority.admit_pod_group, main_resource_only=True)
+    if CompositePodGroup in server.registry:  # served with the CompositePodGroup gate
+        server.admission.add_mutating(CompositePodGroup, priority.admit_pod_group, main_resource_only=True)
     if priority.has_classes:
         server.admission.add_validating(PriorityClass, priority.validate_class, main_resource_only=True)

@@ -29,6 +29,9 @@ When one pod of a group is popped, the cycle, in numbered steps:
 8. writes ``PodGroupInitiallyScheduled`` (True/``Scheduled``, or False/``Unschedulable`` with the
    group's message) unless that would revert a True: once scheduled, a group stays so.
 
+With the ``CompositePodGroup`` gate, a group that names a parent composite is scheduled with its whole
+tree instead (:mod:`.composite_cycle`).
+
 Messages are upstream's, including the framework's ``Status`` composition (a status with the
 ``pod group is unschedulable`` error lists it before its reasons).
 """
@@ -40,7 +43,9 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.gates import gate_on
+from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import (
+    COMPOSITE_POD_GROUP,
     PODGROUP_INITIALLY_SCHEDULED,
     PODGROUP_PREEMPTION_POLICY,
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
@@ -59,7 +64,8 @@ from kbatch.controllers.scheduler.types import PodInfo
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
 
-__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "group_message", "set_condition"]
+__all__ = ["POD_GROUP_UNSCHEDULABLE", "GroupCycle", "GroupResult", "group_message", "outcome_condition",
+           "set_condition", "write_scheduled_condition"]
 
 POD_GROUP_UNSCHEDULABLE = "pod group is unschedulable"  # upstream errPodGroupUnschedulable
 
@@ -104,6 +110,7 @@ class GroupCycle:
         self.preempting: dict[str, set[str]] = {}  # group -> the victims it waits for (pod keys)
         self.topology = gate_on(scheduler.ctx.features, TOPOLOGY_AWARE_WORKLOAD_SCHEDULING)
         self.policy_gate = gate_on(scheduler.ctx.features, PODGROUP_PREEMPTION_POLICY)
+        self.composite = gate_on(scheduler.ctx.features, COMPOSITE_POD_GROUP)  # trees: composite_cycle
 
     def claims(self, pod: PodInfo) -> bool:
         return bool(self.index) and bool(self.index.group_of(pod.key))
@@ -129,6 +136,12 @@ class GroupCycle:
     # -- the cycle ---------------------------------------------------------------------------------
     def run(self, first: PodInfo, now: float) -> None:
         s, key = self.scheduler, self.index.group_of(first.key)
+        parent = self.parent_of(key)
+        if parent:
+            from kbatch.controllers.scheduler.composite_cycle import CompositeCycle
+
+            CompositeCycle(self, first, parent, now).run()  # the whole tree under its root composite
+            return
         pods = [first]
         for member in self.index.members(key):  # step 1
             if member != first.key and (info := s.queue.pop_specific(member, now)) is not None:
@@ -154,6 +167,13 @@ class GroupCycle:
             return  # step 7: the pods wait for their victims to go
         self.submit(pg, pods, result, now)
 
+    def parent_of(self, key: str) -> str:
+        """The group's parent composite ("" without one, or while the CompositePodGroup gate is off)."""
+        if not self.composite:
+            return ""
+        pg = self.pod_group(key)
+        return (pg.spec.parent_composite_pod_group_name or "") if pg is not None else ""
+
     def topology_key(self, pg: PodGroup) -> str:
         """The node label the group must stay within ("" without a constraint or with the gate off)."""
         return pg.topology_key() if self.topology else ""
@@ -167,10 +187,13 @@ class GroupCycle:
             return place_in_domains(self, group, pods, key)
         return self.place_default(group, pods)
 
-    def place_default(self, group: GroupInfo, pods: list[PodInfo]) -> GroupResult:
-        """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts)."""
+    def place_default(self, group: GroupInfo, pods: list[PodInfo], scheduler_name: str = "") -> GroupResult:
+        """Steps 4-6 over the snapshot; the placed pods stay assumed (the caller binds or reverts).
+        ``scheduler_name`` names the profile when ``pods`` is empty (a composite's leaf whose
+        members are all scheduled: it succeeds when they meet its ``minCount``)."""
         s = self.scheduler
-        profile = s.profiles[pods[0].scheduler_name]
+        profile_name = scheduler_name or pods[0].scheduler_name
+        profile = s.profiles[profile_name]
         plugins = [p for p in profile.plugins.values() if isinstance(p, PlacementFeasiblePlugin)]
         progress = PlacementProgress(len(self.scheduled_members(group.key)), len(pods))
         result = GroupResult()
@@ -178,7 +201,7 @@ class GroupCycle:
         if status is not None and status.code == Code.UNSCHEDULABLE:
             result.message, result.reasons = group_message(status.reasons), status.reasons
             return result
-        algorithm, any_scheduled = s.algorithms[pods[0].scheduler_name], False
+        algorithm, any_scheduled = s.algorithms[profile_name], False
         for pod in pods:
             placed = self._place_one(algorithm, pod, result)
             if placed is None:
@@ -191,7 +214,7 @@ class GroupCycle:
             any_scheduled = any_scheduled or bool(placed)
         if status is not None and status.code == Code.WAIT:
             result.message, result.reasons = group_message(status.reasons), status.reasons
-        elif any_scheduled:
+        elif any_scheduled or (not pods and scheduler_name):
             result.code, result.message = Code.SUCCESS, ""
         return result
 
@@ -271,30 +294,40 @@ class GroupCycle:
                 s.reject_pod(pod, result.message, now)
         if result.code == Code.SUCCESS:
             self.preempting.pop(f"{pg.metadata.namespace}/{pg.metadata.name}", None)
-            self.write_condition(pg, "True", "Scheduled", "")
-        elif result.code == Code.UNSCHEDULABLE:
-            self.write_condition(pg, "False", "Unschedulable", result.message)
-        else:
-            self.write_condition(pg, "False", "SchedulerError", result.message)
+        self.write_condition(pg, *outcome_condition(result.code, result.message))
 
     def write_condition(self, pg: PodGroup, status: str, reason: str, message: str) -> None:
         """``updatePodGroupCondition``: never revert a True ``PodGroupInitiallyScheduled``; no write
         when nothing changes (``SetStatusCondition``)."""
-        s = self.scheduler
-        try:
-            current = s.ctx.cache.get(PodGroup, pg.metadata.name or "", pg.metadata.namespace)
-        except NotFound:
-            return
-        conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
-        now = s.ctx.clock.now_datetime()
-        if not set_condition(conditions, PODGROUP_INITIALLY_SCHEDULED, status, reason, message,
-                             current.metadata.generation, now):
-            return
-        try:
-            s.ctx.client.patch_status(PodGroup, current.metadata.name or "",
-                                      {"status": {"conditions": conditions}}, current.metadata.namespace)
-        except NotFound:
-            return
+        name, namespace = pg.metadata.name or "", pg.metadata.namespace or ""
+        write_scheduled_condition(self.scheduler, PodGroup, PODGROUP_INITIALLY_SCHEDULED, name, namespace,
+                                  (status, reason, message))
+
+
+def outcome_condition(code: Code, message: str) -> tuple[str, str, str]:
+    """(status, reason, message) of the InitiallyScheduled condition for a group's outcome."""
+    if code == Code.SUCCESS:
+        return "True", "Scheduled", ""
+    return "False", "Unschedulable" if code == Code.UNSCHEDULABLE else "SchedulerError", message
+
+
+def write_scheduled_condition(s: Scheduler, kind: type[PodGroup] | type[CompositePodGroup], type_: str,
+                              name: str, namespace: str, condition: tuple[str, str, str]) -> None:
+    """Patch ``type_`` on a (Composite)PodGroup's status from the cache's copy: never back from True,
+    no write when nothing changes; a group deleted meanwhile is left alone."""
+    try:
+        current = s.ctx.cache.get(kind, name, namespace)
+    except NotFound:
+        return
+    conditions = [c.to_dict() for c in (current.status.conditions if current.status else None) or ()]
+    status, reason, message = condition
+    if not set_condition(conditions, type_, status, reason, message, current.metadata.generation,
+                         s.ctx.clock.now_datetime()):
+        return
+    try:
+        s.ctx.client.patch_status(kind, name, {"status": {"conditions": conditions}}, namespace)
+    except NotFound:
+        return
 
 
 def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, reason: str, message: str,
@@ -324,7 +357,7 @@ def set_condition(conditions: list[dict[str, Any]], type_: str, status: str, rea
     return True
 
 
-def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup,
+def validate_group(pods: list[PodInfo], scheduled: list[PodInfo], pg: PodGroup | CompositePodGroup,
                    policy_gate: bool = False) -> str:
     """Upstream ``validatePodGroup``: the error message, or "" when the group is consistent. With
     ``PodGroupPreemptionPolicy`` every pod's preemption policy must be the group's

@@ -16,6 +16,9 @@ the scheduler has no workload cycle and the protection controller does not run;
   uses, and puts it back on a group in use that lost it;
 * scheduler plugin ``GangScheduling``: PreEnqueue and PlacementFeasible in the workload scheduling
   cycle (``kbatch/controllers/scheduler/group_cycle.py``);
+* kind CompositePodGroup (scheduling.k8s.io/v1alpha3, gate ``CompositePodGroup``, alpha, off; KEP-6012):
+  a group of PodGroups scheduled all-or-nothing as a tree; with the gate v1alpha3 also serves
+  Workload and PodGroup (stored in v1beta1, converted by apiVersion);
 * two alpha gates, off: ``TopologyAwareWorkloadScheduling`` (KEP-5732: a PodGroup's
   ``schedulingConstraints.topology`` places it within one domain of a node label,
   ``kbatch/controllers/scheduler/group_placements.py``) and ``PodGroupPreemptionPolicy``
@@ -27,8 +30,11 @@ covers both.
 
 from __future__ import annotations
 
+from kbatch.api import scheduling_v1alpha3 as v1alpha3
 from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.meta import Resource
 from kbatch.api.scheduling_v1beta1 import (
+    COMPOSITE_POD_GROUP,
     GENERIC_WORKLOAD,
     PODGROUP_PREEMPTION_POLICY,
     TOPOLOGY_AWARE_WORKLOAD_SCHEDULING,
@@ -36,7 +42,8 @@ from kbatch.api.scheduling_v1beta1 import (
     PodGroup,
     Workload,
 )
-from kbatch.api.strategies.scheduling import PodGroupStrategy, WorkloadStrategy
+from kbatch.api.strategies.scheduling import CompositePodGroupStrategy, PodGroupStrategy, WorkloadStrategy
+from kbatch.api.versions import ServedVersion
 from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import (
     AdmissionPlugin,
@@ -51,15 +58,25 @@ __all__ = ["GANG"]
 
 _GATES = "kubernetes/website content/en/docs/reference/command-line-tools-reference/feature-gates/"
 
+
+def _v1alpha3(model: type[Resource]) -> tuple[ServedVersion, ...]:
+    """v1alpha3 of a v1beta1-stored kind, served with the CompositePodGroup gate (upstream
+    ``scheduling/v1alpha3/register.go`` lists Workload, PodGroup and CompositePodGroup)."""
+    return (ServedVersion(model, v1alpha3.to_storage, v1alpha3.from_storage,
+                          feature_gate=COMPOSITE_POD_GROUP),)
+
+
 GANG = Family(
     name="gang",
     description="scheduling.k8s.io/v1beta1 Workload and PodGroup: gang scheduling in kube-scheduler "
                 "(gate GenericWorkload), the PodGroup protection controller, the Job integration",
     kinds=(
         KindEntry(Workload, WorkloadStrategy(), None, page=generic_page,
-                  feature_gate=GENERIC_WORKLOAD),
+                  feature_gate=GENERIC_WORKLOAD, versions=_v1alpha3(v1alpha3.WorkloadV1alpha3)),
         KindEntry(PodGroup, PodGroupStrategy(), None, page=generic_page,
-                  feature_gate=GENERIC_WORKLOAD),
+                  feature_gate=GENERIC_WORKLOAD, versions=_v1alpha3(v1alpha3.PodGroupV1alpha3)),
+        KindEntry(v1alpha3.CompositePodGroup, CompositePodGroupStrategy(), None, page=generic_page,
+                  feature_gate=COMPOSITE_POD_GROUP),
     ),
     admission=(
         AdmissionPlugin("PodGroupProtection",
@@ -84,5 +101,6 @@ GANG = Family(
                     source=_GATES + "TopologyAwareWorkloadScheduling.md"),
         FeatureSpec(PODGROUP_PREEMPTION_POLICY, False, Stage.ALPHA,
                     source=_GATES + "PodGroupPreemptionPolicy.md"),
+        FeatureSpec(COMPOSITE_POD_GROUP, False, Stage.ALPHA, source=_GATES + "CompositePodGroup.md"),
     ),
 )

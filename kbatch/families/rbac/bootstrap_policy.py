@@ -32,6 +32,7 @@ GATE_DEFAULTS: dict[str, bool] = {
     "APIServerIdentity": True,
     "ClusterTrustBundle": False,
     "ClusterTrustBundleProjection": False,
+    "CompositePodGroup": False,
     "DRADeviceTaintRules": True,
     "DRADeviceTaints": True,
     "DRAExtendedResource": True,

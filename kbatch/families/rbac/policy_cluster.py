@@ -113,6 +113,9 @@ def _scheduler_rules(gates: Gates) -> list[Obj]:
             rule(READ, ["scheduling.k8s.io"], ["podgroups", "workloads"]),
             rule(["patch", "update"], ["scheduling.k8s.io"], ["podgroups/status"]),
         ]
+        if gates.on("CompositePodGroup"):  # kbatch's: the scheduler reads trees, writes their condition
+            rules += [rule(READ, ["scheduling.k8s.io"], ["compositepodgroups"]),
+                      rule(["patch", "update"], ["scheduling.k8s.io"], ["compositepodgroups/status"])]
     return rules
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from kbatch.api.core_v1 import Pod
-from kbatch.api.errors import NotFound
+from kbatch.api.errors import Invalid, NotFound
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
 
@@ -104,3 +106,11 @@ def scheduled_message(cp: ControlPlane, name: str) -> tuple[str | None, str | No
 
 def bound(cp: ControlPlane, names: list[str]) -> list[str]:
     return [n for n in names if node_of(cp, n)]
+
+
+def invalid_causes(call: Any) -> list[tuple[str, str]]:
+    """(reason, field) of each cause of the ``Invalid`` error ``call`` raises: upstream's (type, field),
+    as ``field.ErrorMatcher{}.ByType().ByField()`` compares them."""
+    with pytest.raises(Invalid) as info:
+        call()
+    return [(c["reason"], c["field"]) for c in info.value.status.to_dict()["details"]["causes"]]

@@ -7,7 +7,7 @@ and ``TestPlacementFeasible``; 84,959 characters), read beside that era's ``gang
 * ``Test_isSchedulableAfterPodAdded``, ``Test_isSchedulableAfterPodGroupAdded``,
   ``Test_isSchedulableAfterPodGroupUpdated``: each hint as what it decides for a user — whether the
   event lets a gang held at PreEnqueue go on (the ``CPG=false`` variants; the CompositePodGroup ones
-  do not translate: kbatch does not serve v1alpha3 CompositePodGroup);
+  are in ``test_composite_upstream_gangscheduling.py``);
 * ``TestGangSchedulingFlow``: its PreEnqueue statuses (read from the scheduling queue's gate, where
   upstream keeps them too: they are no pod condition) and the gang's outcome;
 * ``TestPlacementFeasible``: each sequence of pod outcomes as pods that fit or fit nowhere, in the

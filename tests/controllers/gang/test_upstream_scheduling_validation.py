@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from gang.builders import NATIVE, gpu_cluster
-from kbatch.api.errors import Invalid
+from gang.builders import NATIVE, gpu_cluster, invalid_causes
 from kbatch.api.scheduling_v1beta1 import PodGroup, Workload
 from kbatch.runtime.controlplane import ControlPlane
 
@@ -48,15 +47,7 @@ def _pod_group(name: str = "workload", constraints: bool = True) -> dict[str, An
             "spec": spec}
 
 
-def _causes(err: Invalid) -> list[tuple[str, str]]:
-    """(reason, field) of each cause: upstream's (type, field)."""
-    return [(c["reason"], c["field"]) for c in err.status.to_dict()["details"]["causes"]]
-
-
-def _invalid(call: Any) -> list[tuple[str, str]]:
-    with pytest.raises(Invalid) as info:
-        call()
-    return _causes(info.value)
+_invalid = invalid_causes
 
 
 # -- TestValidateWorkload / TestValidatePodGroup: success cases ---------------------------------------

@@ -44,12 +44,20 @@ from kbatch.api.validation import (
 
 __all__ = [
     "MAX_PODGROUP_TEMPLATES",
+    "dns_label",
+    "dns_subdomain",
+    "frozen_fields",
+    "policy_update",
+    "preemption_policy_errors",
+    "priority_errors",
+    "union",
     "validate_disruption_mode",
     "validate_pod_group",
     "validate_pod_group_status",
     "validate_pod_group_update",
     "validate_scheduling_constraints",
     "validate_scheduling_policy",
+    "validate_template",
     "validate_workload",
     "validate_workload_update",
 ]
@@ -60,7 +68,7 @@ _POLICY_CHOICES = ("basic", "gang")
 _DISRUPTION_CHOICES = ("single", "all")
 
 
-def _union(value: Any, choices: Sequence[str], path: str) -> list[FieldError]:
+def union(value: Any, choices: Sequence[str], path: str) -> list[FieldError]:
     """An ``exactly one of`` union (upstream's messages, ``WithOrigin("union")``)."""
     chosen = [f"`{name}`" for name in choices if getattr(value, name) is not None]
     listed = ", ".join(f"`{name}`" for name in choices)
@@ -76,7 +84,7 @@ def validate_scheduling_policy(policy: PodGroupSchedulingPolicy | WorkloadPodGro
                                path: str, *, min_count_optional: bool = False) -> list[FieldError]:
     """``validatePodGroupSchedulingPolicy``; ``min_count_optional`` for the building block a
     controller embeds (the Job's ``spec.scheduling``: unset means "the controller defaults it")."""
-    errs = _union(policy, _POLICY_CHOICES, path)
+    errs = union(policy, _POLICY_CHOICES, path)
     if errs or policy.gang is None:
         return errs
     count, at = policy.gang.min_count, child(child(path, "gang"), "minCount")
@@ -93,7 +101,7 @@ def validate_disruption_mode(mode: DisruptionMode | None, policy: Any, path: str
     """The ``single``/``all`` union; ``all`` needs a gang policy (KEP-5710)."""
     if mode is None:
         return []
-    errs = _union(mode, _DISRUPTION_CHOICES, path)
+    errs = union(mode, _DISRUPTION_CHOICES, path)
     if not errs and mode.all is not None and policy is not None and policy.basic is not None:
         errs.append(FieldError.forbidden(child(path, "all"), "may not be set with a basic scheduling policy"))
     return errs
@@ -122,13 +130,13 @@ def validate_scheduling_constraints(constraints: PodGroupSchedulingConstraints |
     return errs
 
 
-def _preemption_policy_errors(policy: str | None, path: str) -> list[FieldError]:
+def preemption_policy_errors(policy: str | None, path: str) -> list[FieldError]:
     if policy is None or policy in PREEMPTION_POLICIES:
         return []
     return [FieldError.not_supported(child(path, "preemptionPolicy"), policy, list(PREEMPTION_POLICIES))]
 
 
-def _priority_errors(priority: int | None, class_name: str | None, path: str) -> list[FieldError]:
+def priority_errors(priority: int | None, class_name: str | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     if class_name:
         errs += [FieldError.invalid(child(path, "priorityClassName"), class_name, m)
@@ -139,13 +147,13 @@ def _priority_errors(priority: int | None, class_name: str | None, path: str) ->
     return errs
 
 
-def _dns_label(value: str, path: str) -> list[FieldError]:
+def dns_label(value: str, path: str) -> list[FieldError]:
     if not value:
         return [FieldError.required(path, "")]
     return [FieldError.invalid(path, value, m) for m in is_dns1123_label(value)]
 
 
-def _dns_subdomain(value: str, path: str) -> list[FieldError]:
+def dns_subdomain(value: str, path: str) -> list[FieldError]:
     if not value:
         return [FieldError.required(path, "")]
     return [FieldError.invalid(path, value, m) for m in is_dns1123_subdomain(value)]
@@ -154,18 +162,33 @@ def _dns_subdomain(value: str, path: str) -> list[FieldError]:
 # --- PodGroup -----------------------------------------------------------------------------------
 
 def _validate_pod_group_spec(spec: PodGroupSpec, path: str) -> list[FieldError]:
-    errs: list[FieldError] = []
+    errs = _parent_errors(spec, path)
     if spec.workload_ref is not None:
         ref = child(path, "workloadRef")
-        errs += _dns_subdomain(spec.workload_ref.workload_name, child(ref, "workloadName"))
-        errs += _dns_label(spec.workload_ref.template_name, child(ref, "templateName"))
+        errs += dns_subdomain(spec.workload_ref.workload_name, child(ref, "workloadName"))
+        errs += dns_label(spec.workload_ref.template_name, child(ref, "templateName"))
     errs += validate_scheduling_policy(spec.scheduling_policy, child(path, "schedulingPolicy"))
     errs += validate_disruption_mode(spec.disruption_mode, spec.scheduling_policy,
                                      child(path, "disruptionMode"))
-    errs += _priority_errors(spec.priority, spec.priority_class_name, path)
-    errs += _preemption_policy_errors(spec.preemption_policy, path)
+    errs += priority_errors(spec.priority, spec.priority_class_name, path)
+    errs += preemption_policy_errors(spec.preemption_policy, path)
     errs += validate_scheduling_constraints(spec.scheduling_constraints, child(path, "schedulingConstraints"))
     errs += validate_pod_group_claims(spec.resource_claims, child(path, "resourceClaims"))
+    return errs
+
+
+def _parent_errors(spec: PodGroupSpec, path: str) -> list[FieldError]:
+    """``parentCompositePodGroupName`` (gate CompositePodGroup): a DNS subdomain, and only with a
+    ``workloadRef`` (v1alpha3 ``+k8s:dependentRequired("workloadRef")``)."""
+    parent = spec.parent_composite_pod_group_name
+    if parent is None:
+        return []
+    at = child(path, "parentCompositePodGroupName")
+    errs = [FieldError.invalid(at, parent, m) for m in is_dns1123_subdomain(parent)] if parent else \
+        [FieldError.required(at, "")]
+    if spec.workload_ref is None:
+        errs.append(FieldError.required(child(path, "workloadRef"),
+                                        "must be specified when parentCompositePodGroupName is set"))
     return errs
 
 
@@ -187,7 +210,7 @@ def validate_pod_group(pg: PodGroup) -> list[FieldError]:
     return _validate_pod_group_spec(pg.spec, "spec")
 
 
-def _policy_update(new: Any, old: Any, path: str) -> list[FieldError]:
+def policy_update(new: Any, old: Any, path: str) -> list[FieldError]:
     """Only ``gang.minCount`` may change: the variant (basic/gang) is fixed (gang has NoSet/NoUnset)."""
     errs: list[FieldError] = []
     for name in _POLICY_CHOICES:
@@ -205,8 +228,10 @@ def validate_pod_group_update(new: PodGroup, old: PodGroup) -> list[FieldError]:
     errs = validate_pod_group(new)
     spec, before, path = new.spec, old.spec, "spec"
     errs += validate_immutable(spec.workload_ref, before.workload_ref, child(path, "workloadRef"))
-    errs += _policy_update(spec.scheduling_policy, before.scheduling_policy, child(path, "schedulingPolicy"))
-    errs += _frozen(spec, before, path)
+    errs += validate_immutable(spec.parent_composite_pod_group_name, before.parent_composite_pod_group_name,
+                               child(path, "parentCompositePodGroupName"))
+    errs += policy_update(spec.scheduling_policy, before.scheduling_policy, child(path, "schedulingPolicy"))
+    errs += frozen_fields(spec, before, path)
     return errs
 
 
@@ -215,7 +240,7 @@ _FROZEN = (("disruption_mode", "disruptionMode"), ("priority_class_name", "prior
            ("resource_claims", "resourceClaims"), ("preemption_policy", "preemptionPolicy"))
 
 
-def _frozen(new: Any, old: Any, path: str) -> list[FieldError]:
+def frozen_fields(new: Any, old: Any, path: str) -> list[FieldError]:
     """The fields of a PodGroup spec or template that never change after creation."""
     errs: list[FieldError] = []
     for name, wire in _FROZEN:
@@ -230,16 +255,16 @@ def validate_pod_group_status(new: PodGroup, old: PodGroup) -> list[FieldError]:
 
 # --- Workload -----------------------------------------------------------------------------------
 
-def _validate_template(template: PodGroupTemplate, path: str, seen: set[str]) -> list[FieldError]:
-    errs = _dns_label(template.name, child(path, "name"))
+def validate_template(template: PodGroupTemplate, path: str, seen: set[str]) -> list[FieldError]:
+    errs = dns_label(template.name, child(path, "name"))
     if template.name and template.name in seen:
         errs.append(FieldError.duplicate(path, template.name))
     seen.add(template.name)
     policy = template.scheduling_policy
     errs += validate_scheduling_policy(policy, child(path, "schedulingPolicy"))
     errs += validate_disruption_mode(template.disruption_mode, policy, child(path, "disruptionMode"))
-    errs += _priority_errors(template.priority, template.priority_class_name, path)
-    errs += _preemption_policy_errors(template.preemption_policy, path)
+    errs += priority_errors(template.priority, template.priority_class_name, path)
+    errs += preemption_policy_errors(template.preemption_policy, path)
     errs += validate_scheduling_constraints(template.scheduling_constraints,
                                             child(path, "schedulingConstraints"))
     errs += validate_pod_group_claims(template.resource_claims, child(path, "resourceClaims"))
@@ -273,13 +298,21 @@ def validate_workload(workload: Workload) -> list[FieldError]:
     spec, path = workload.spec, "spec"
     errs = _validate_controller_ref(workload, child(path, "controllerRef"))
     templates, at = spec.pod_group_templates or [], child(path, "podGroupTemplates")
+    if spec.composite_pod_group_templates and templates:
+        return [*errs, FieldError.invalid(path, "{`podGroupTemplates`, `compositePodGroupTemplates`}",
+                                          "exactly one of `podGroupTemplates`, `compositePodGroupTemplates` "
+                                          "is required, but multiple fields are set")]
+    if spec.composite_pod_group_templates:
+        from kbatch.api.strategies.scheduling.composite_validation import validate_composite_templates
+
+        return [*errs, *validate_composite_templates(workload)]
     if not templates:
         return [*errs, FieldError.required(at, "must have at least one item")]
     if len(templates) > MAX_PODGROUP_TEMPLATES:
         return [*errs, FieldError.too_many(at, len(templates), MAX_PODGROUP_TEMPLATES)]
     seen: set[str] = set()
     for i, template in enumerate(templates):
-        errs += _validate_template(template, index(at, i), seen)
+        errs += validate_template(template, index(at, i), seen)
     return errs
 
 
@@ -291,12 +324,18 @@ def validate_workload_update(new: Workload, old: Workload) -> list[FieldError]:
     if old.spec.controller_ref is not None:
         errs += validate_immutable(new.spec.controller_ref, old.spec.controller_ref,
                                    child(path, "controllerRef"))
+    if new.spec.composite_pod_group_templates or old.spec.composite_pod_group_templates:
+        from kbatch.api.strategies.scheduling.composite_validation import validate_composite_templates_update
+
+        return [*errs, *validate_composite_templates_update(
+            new.spec.composite_pod_group_templates or [], old.spec.composite_pod_group_templates or [],
+            child(path, "compositePodGroupTemplates"))]
     at = child(path, "podGroupTemplates")
     templates, before = new.spec.pod_group_templates or [], old.spec.pod_group_templates or []
     if [t.name for t in templates] != [t.name for t in before]:
         return [*errs, FieldError.invalid(at, [t.to_dict() for t in templates], "field is immutable")]
     for i, (template, was) in enumerate(zip(templates, before, strict=True)):
-        errs += _policy_update(template.scheduling_policy, was.scheduling_policy,
+        errs += policy_update(template.scheduling_policy, was.scheduling_policy,
                                child(index(at, i), "schedulingPolicy"))
-        errs += _frozen(template, was, index(at, i))
+        errs += frozen_fields(template, was, index(at, i))
     return errs
