@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from kbatch.api.errors import Invalid
 from kbatch.api.kueue_config import load
-from kbatch.api.kueue_v1beta2 import ClusterQueue
+from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue
 from kbatch.controllers.kueue.metrics.custom_labels import CustomLabels, parse_entries
 from tests.controllers.kueue.helpers import World, cluster_queue, flavor, local_queue, quota, workload
 from tests.controllers.kueue.test_kueue_metrics import _series, _value
@@ -181,7 +181,7 @@ def _config(entries: list[dict[str, Any]], **more: Any) -> dict[str, Any]:
             "metrics": {"customLabels": entries, **more}}
 
 
-def _world(gate: bool = True, entries: list[dict[str, Any]] | None = None) -> World:
+def _world(gate: bool = True, entries: list[dict[str, Any]] | None = None, **metrics: Any) -> World:
     cq = cluster_queue("cq", (["cpu"], [("default", [quota("cpu", "2")])]), cohort="root")
     cq["metadata"]["labels"] = {"team": "ml"}
     cq["metadata"]["annotations"] = {"billing/cost": "zzz"}
@@ -189,7 +189,7 @@ def _world(gate: bool = True, entries: list[dict[str, Any]] | None = None) -> Wo
     lq["metadata"]["labels"] = {"team": "lq-owner"}
     cohort = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort",
               "metadata": {"name": "root", "labels": {"org": "research"}}, "spec": {}}
-    config = _config(ENTRIES if entries is None else entries)
+    config = _config(ENTRIES if entries is None else entries, **metrics)
     return World(flavor("default"), cohort, cq, lq, kueue_config=config, feature_gates=GATE if gate else None)
 
 
@@ -253,6 +253,21 @@ def test_a_changed_cluster_queue_label_drops_its_counters_and_counts_anew() -> N
     assert _value(w, "kueue_admitted_workloads_total", "cq", "", ROLE, "infra", UNTRACKED) == 1
 
 
+def test_a_changed_local_queue_label_drops_its_counters() -> None:
+    """The LocalQueue controller's ``clearLocalQueueMetrics`` when its custom values change; the
+    ClusterQueue's counters stay."""
+    w = _world()
+    w.apply(_wl("a"))
+    w.cp.advance(2)
+    lq = ("lq", "default", "", ROLE)
+    assert _value(w, "kueue_local_queue_admitted_workloads_total", *lq, "lq-owner") == 1
+    w.cp.client.patch(LocalQueue, "lq", {"metadata": {"labels": {"team": "other"}}}, "default")
+    w.cp.run_until_idle()
+    assert not _series(w, "kueue_local_queue_admitted_workloads_total")
+    assert _value(w, "kueue_local_queue_reserving_active_workloads", "lq", "default", ROLE, "other") == 1
+    assert _value(w, "kueue_admitted_workloads_total", "cq", "", ROLE, *CQ) == 1
+
+
 def test_an_unchanged_value_keeps_the_counters() -> None:
     w = _world()
     w.apply(_wl("a"))
@@ -300,6 +315,14 @@ FAMILIES = {
     "kueue_cohort_subtree_admitted_active_workloads": (("cohort", "replica_role"), ("ClusterQueue",)),
     "kueue_cohort_info": (("cohort", "parent_cohort", "root_cohort", "replica_role"), ("Cohort",)),
     "kueue_admission_attempts_total": (("result", "replica_role"), ()),
+    "kueue_cluster_queue_nominal_quota": (("cohort", "cluster_queue", "flavor", "resource", "replica_role"),
+                                          ("ClusterQueue",)),
+    "kueue_cluster_queue_resource_pending": (("cluster_queue", "resource", "replica_role"),
+                                             ("ClusterQueue",)),
+    "kueue_local_queue_resource_usage": (("name", "namespace", "flavor", "resource", "replica_role"),
+                                         ("LocalQueue",)),
+    "kueue_quota_reserved_wait_time_seconds_bucket": (("cluster_queue", "priority_class", "replica_role"),
+                                                      ("ClusterQueue",)),
 }
 _SAMPLE = re.compile(r"^(\w+)\{(.*)\} ")
 
@@ -332,7 +355,7 @@ def test_every_series_carries_exactly_its_kinds_custom_labels(spec: list[dict[st
         if s["kind"] == "Workload":
             entry["trackedValues"] = ["v"]
         entries.append(entry)
-    w = _world(entries=entries)
+    w = _world(entries=entries, enableClusterQueueResources=True)
     w.apply(_wl("a"), _wl("b"), _wl("c"))
     w.cp.advance(2)
     w.cp.metrics.collect()
@@ -344,6 +367,7 @@ def test_every_series_carries_exactly_its_kinds_custom_labels(spec: list[dict[st
             continue
         family, names = parsed
         plain, sources = FAMILIES[family]
-        assert names == plain + kinds.names(*sources), line
+        le = ("le",) if family.endswith("_bucket") else ()
+        assert names == plain + kinds.names(*sources) + le, line
         seen.add(family)
     assert seen == set(FAMILIES)
