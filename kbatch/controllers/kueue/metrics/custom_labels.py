@@ -2,11 +2,11 @@
 of ClusterQueues, LocalQueues, Cohorts and Workloads promoted to ``custom_<name>`` Prometheus labels.
 
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/metrics/custom_labels.go`` (``CustomLabels``,
-``parseLabels``, ``extractValues``; the entries and their checks are :mod:`kbatch.api.kueue_config_metrics`),
-``pkg/metrics/metrics.go``
-(``InitMetricVectors``: which families carry which kinds' labels), KEP
-``keps/7066-custom-metric-labels``. Each entry names its source: ``sourceAnnotationKey``, else
-``sourceLabelKey``, else the label ``name``; its kind defaults to ``ClusterQueue``. A family's custom
+``parseLabels``, ``extractValues``; the entries and their checks are
+:mod:`kbatch.api.kueue_config_metrics`), ``pkg/metrics/metrics.go`` (``InitMetricVectors``: which
+families carry which kinds' labels), KEP ``keps/7066-custom-metric-labels``. Each entry names its
+source: ``sourceAnnotationKey``, else ``sourceLabelKey``, else the label ``name``; its kind defaults
+to ``ClusterQueue``. A family's custom
 labels are its kinds' entries, the kinds in name order (``ClusterQueue``, ``Cohort``, ``LocalQueue``,
 ``Workload``: upstream sorts them) and each kind's entries in configuration order. A value outside a
 non-empty ``trackedValues`` list is ``kueue.x-k8s.io/_UNTRACKED_VALUE_``; an absent source is ``""``.
@@ -57,10 +57,6 @@ class CustomLabels:
         self.entries = tuple(entries)
         self.cache = cache
         self._by_kind = {kind: tuple(e for e in self.entries if e.kind == kind) for kind in SOURCE_KINDS}
-
-    @property
-    def active(self) -> bool:
-        return bool(self.entries)
 
     def names(self, *kinds: str) -> tuple[str, ...]:
         """``LabelNames``: the ``custom_*`` label names of ``kinds`` (kinds in name order)."""
