@@ -111,6 +111,19 @@ PREBUILT_CREATE = [
 ]
 
 
+def test_a_running_pod_keeps_its_prebuilt_workload() -> None:
+    """kbatch's row: ``ValidateJobOnUpdate`` through the pod webhook: an ungated pod (not suspended)
+    may not change the Workload it names."""
+    cp = ControlPlane(controllers="kueue")
+    cp.apply([make_pod(None, {PREBUILT: "old-workload"})])
+    stored = cp.client.get(Pod, "test-pod", "default").to_dict()
+    stored["metadata"]["annotations"][PREBUILT] = "new-workload"
+    with pytest.raises(Forbidden) as err:
+        cp.client.update(Pod.from_dict(stored))
+    assert _causes(err.value) == [("Invalid", _PB_ANNOTATION)]
+    assert 'Invalid value: "new-workload": field is immutable' in str(err.value.message)
+
+
 @pytest.mark.parametrize(("case", "gates", "pod", "want"), PREBUILT_CREATE,
                          ids=[c[0] for c in PREBUILT_CREATE])
 def test_validate_create_prebuilt_workload(case: str, gates: dict[str, bool] | None, pod: dict[str, Any],
