@@ -49,6 +49,7 @@ __all__ = [
     "Forbidden",
     "InternalError",
     "Invalid",
+    "Marshalled",
     "MethodNotAllowed",
     "NotAcceptable",
     "NotFound",
@@ -97,6 +98,11 @@ def _plain(value: Any) -> Any:
     return to_dict() if callable(to_dict) else str(value)
 
 
+class Marshalled(str):
+    """A bad value given as the text ``json.Marshal`` writes for it: a Go struct, whose fields keep
+    their declaration order (a dict's keys would be sorted)."""
+
+
 def _render_value(value: Any) -> str:
     """A bad value as ``field.Error.ErrorBody`` renders it (k8s.io/apimachinery
     ``pkg/util/validation/field/errors.go``, 0.37): numbers and booleans bare, a string as Go's
@@ -105,6 +111,8 @@ def _render_value(value: Any) -> str:
     marshals, ``"2026-01-02T03:04:05Z"``)."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, Marshalled):
+        return str(value)
     if isinstance(value, str):
         return go_quote(value)
     if value is None:

@@ -35,6 +35,7 @@ from kbatch.api.kueue_config_checks import (
     visibility_server_errors,
 )
 from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingModel, device_class_mappings
+from kbatch.api.kueue_config_metrics import custom_label_errors
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -216,7 +217,8 @@ class KueueConfig:
     retention_after_finished: float | None = None
     retention_after_deactivated: float | None = None
     # ``metrics`` as given (``ControllerMetrics``: ``enableClusterQueueResources``,
-    # ``localQueueMetrics``), read by kbatch.controllers.kueue.metrics; the rest of it is the process's
+    # ``localQueueMetrics``, ``customLabels`` checked by kueue_config_metrics), read by
+    # kbatch.controllers.kueue.metrics; the rest of it is the process's
     metrics: Mapping[str, Any] = field(default_factory=dict)
     # ``multiKueue`` as given (gcInterval, origin, workerLostTimeout, dispatcherName), settled by
     # kbatch.controllers.kueue.multikueue.options
@@ -546,6 +548,7 @@ def load(
     errs += multikueue_errors(cfg.multi_kueue)
     errs += internal_cert_errors(cfg.internal_cert_management)
     errs += visibility_server_errors(cfg.visibility_server)
+    errs += custom_label_errors(cfg.metrics)
     out = KueueConfig(
         api_version=api_version,
         namespace=namespace,

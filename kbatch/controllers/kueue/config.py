@@ -22,6 +22,7 @@ from typing import Any
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.features import FeatureGateError, FeatureGates
 from kbatch.api.kueue_config import KueueConfig, load, shipped
+from kbatch.api.kueue_config_metrics import parse_entries, workload_sources
 from kbatch.controllers.kueue.gate_dependencies import gate_dependency_errors
 
 __all__ = ["KueueSettings", "parse_config", "settings_for"]
@@ -40,6 +41,23 @@ class KueueSettings:
     @property
     def frameworks(self) -> tuple[str, ...]:
         return self.config.frameworks
+
+    @property
+    def label_keys_to_copy(self) -> tuple[str, ...]:
+        """``getLabelsAndAnnotationsToCopy`` (``cmd/kueue/main.go``): ``integrations.labelKeysToCopy``,
+        and with ``CustomMetricLabels`` the Workload custom labels' label sources before them."""
+        if not self.on("CustomMetricLabels"):
+            return self.config.label_keys_to_copy
+        labels, _ = workload_sources(parse_entries(self.config.metrics.get("customLabels")))
+        return tuple(dict.fromkeys((*labels, *self.config.label_keys_to_copy)))
+
+    @property
+    def annotation_keys_to_copy(self) -> tuple[str, ...]:
+        """The Workload custom labels' annotation sources (``CustomMetricLabels`` on), copied from a
+        job to its Workload."""
+        if not self.on("CustomMetricLabels"):
+            return ()
+        return workload_sources(parse_entries(self.config.metrics.get("customLabels")))[1]
 
 
 def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:

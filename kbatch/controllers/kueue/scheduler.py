@@ -37,7 +37,13 @@ from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.manager import KueueManager
-from kbatch.controllers.kueue.metrics import ROLE, AdmissionAttempts, preempted_workloads, preemption_skips
+from kbatch.controllers.kueue.metrics import (
+    ROLE,
+    AdmissionAttempts,
+    custom_labels_of,
+    preempted_workloads,
+    preemption_skips,
+)
 from kbatch.controllers.kueue.model.requests import format_amount
 from kbatch.controllers.kueue.scheduling.candidate_index import CandidateIndex
 from kbatch.controllers.kueue.scheduling.cycle import CycleInputs, Entry, RequeueReason, run_cycle
@@ -295,7 +301,8 @@ class Scheduler:
         """``reportSkippedPreemptions`` (only the ClusterQueues that skipped, as upstream) and
         ``AdmissionAttempt``: ``success`` when an entry was assumed, the duration in virtual time."""
         for cq_name in sorted(skips):
-            preemption_skips(self.mgr.ctx.metrics).labels(cq_name, ROLE).set(skips[cq_name])
+            custom = custom_labels_of(self.mgr.ctx.metrics).cluster_queue(cq_name)
+            preemption_skips(self.mgr.ctx.metrics).labels(cq_name, ROLE, *custom).set(skips[cq_name])
         self.attempts.record(assumed, (self.mgr.now() - started).total_seconds())
 
     def _replace_slice(self, new: Workload, old: Workload) -> None:
@@ -408,7 +415,8 @@ class Scheduler:
             f"{target.info.cluster_queue}{prio}",
         )
         # ``ReportPreemption`` (pkg/scheduler/preemption/preemption.go): by the preemptor's ClusterQueue
-        preempted_workloads(mgr.ctx.metrics).labels(e.cq_name, target.reason, ROLE).inc()
+        custom = custom_labels_of(mgr.ctx.metrics).cluster_queue(e.cq_name)
+        preempted_workloads(mgr.ctx.metrics).labels(e.cq_name, target.reason, ROLE, *custom).inc()
         return True
 
     # --- requeue -----------------------------------------------------------------------------------

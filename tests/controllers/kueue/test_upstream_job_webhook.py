@@ -11,9 +11,10 @@ as a user's Job goes, and the denial's message is compared whole with upstream's
 Not translated (kbatch documents them as not modelled, ``docs/kueue.md``): the TopologyAwareScheduling
 rows ("valid topology request", "invalid topology request - ...", "valid slice topology request",
 "attempt to set invalid (slice) TAS request", ...), the elastic-job rows ("elastic job with ... topology
-...", "partial admission and elastic job cannot be used together"), the prebuilt-workload rows
-("(in)valid prebuilt workload ...", "immutable prebuilt workload ...", "migrate from label to
-annotation ...") and the MultiKueue ``managedBy`` rows of ``TestDefault``.
+...", "partial admission and elastic job cannot be used together") and the MultiKueue ``managedBy``
+rows of ``TestDefault``. The prebuilt-workload rows ("(in)valid prebuilt workload ...", "immutable
+prebuilt workload ...", "migrate from label to annotation ...") are translated, with rows of
+kbatch's own for ``WorkloadIdentifierAnnotations`` off and a suspended job.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 SYNC = "kueue.x-k8s.io/job-completions-equal-parallelism"
 STOPPING = "kueue.x-k8s.io/stopping"
 GATED = "kueue.x-k8s.io/admission-gated-by"
+PREBUILT = "kueue.x-k8s.io/prebuilt-workload-name"
+IDS_OFF = {"WorkloadIdentifierAnnotations": False}
 
 RFC1123 = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
@@ -185,6 +188,31 @@ CREATE = [
      make_job(queue="queue", annotations={GATED: "this is an invalid value"}), GATE_OFF, None),
     ("AdmissionGatedBy annotation with feature gate enabled - empty string",
      make_job(queue="queue", annotations={GATED: ""}), None, None),
+    # "invalid prebuilt workload": "workload name" is no label value (refused by the API server,
+    # below); a label value that is no RFC 1123 subdomain reaches the webhook's rule.
+    ("invalid prebuilt workload (valid label value)",
+     make_job(parallelism=4, completions=4, indexed=True, labels={PREBUILT: "Workload_Name"}), None,
+     denial(FieldError.invalid(_q(PREBUILT), "Workload_Name", RFC1123))),
+    ("valid prebuilt workload",
+     make_job(parallelism=4, completions=4, indexed=True, labels={PREBUILT: "workload-name"}), None, None),
+    ("invalid prebuilt workload annotation, WorkloadIdentifierAnnotations enabled",
+     make_job(parallelism=4, completions=4, indexed=True, annotations={PREBUILT: "workload name"}), None,
+     denial(FieldError.invalid(_a(PREBUILT), "workload name", RFC1123))),
+    ("valid prebuilt workload annotation, WorkloadIdentifierAnnotations enabled",
+     make_job(parallelism=4, completions=4, indexed=True, annotations={PREBUILT: "workload-name"}), None,
+     None),
+    ("different prebuilt workload label and annotation, label ignored, WorkloadIdentifierAnnotations enabled",
+     make_job(labels={PREBUILT: "workload-label"}, annotations={PREBUILT: "workload-annotation"}), None,
+     None),
+    # kbatch's rows: with the gate off a short annotation is not read (nor checked), the label is
+    ("prebuilt workload annotation ignored, WorkloadIdentifierAnnotations disabled",
+     make_job(annotations={PREBUILT: "workload name"}), IDS_OFF, None),
+    ("invalid prebuilt workload label, WorkloadIdentifierAnnotations disabled",
+     make_job(labels={PREBUILT: "Workload_Name"}, annotations={PREBUILT: "workload-name"}), IDS_OFF,
+     denial(FieldError.invalid(_q(PREBUILT), "Workload_Name", RFC1123))),
+    ("a prebuilt workload annotation too long for a label is read, WorkloadIdentifierAnnotations disabled",
+     make_job(annotations={PREBUILT: "Long" + "x" * 60}), IDS_OFF,
+     denial(FieldError.invalid(_a(PREBUILT), "Long" + "x" * 60, RFC1123))),
 ]
 
 
@@ -200,6 +228,7 @@ def test_validate_create(
     [
         ("invalid queue-name label", {QUEUE: "queue name"}),
         ("negative maximum execution time", {MAX_EXEC: "-10"}),
+        ("invalid prebuilt workload", {PREBUILT: "workload name"}),
     ],
 )
 def test_label_values_refused_by_the_api_server_before_the_webhook(case: str, labels: dict[str, str]) -> None:
@@ -305,6 +334,24 @@ UPDATE: list[tuple[str, list[dict[str, Any]], dict[str, Any], str | None]] = [
     ("allow reordering gates in AdmissionGatedBy annotation",
      [make_job(queue="queue", annotations={GATED: "example.com/controller1,example.com/controller2"})],
      make_job(queue="queue", annotations={GATED: "example.com/controller2,example.com/controller1"}), None),
+    ("immutable prebuilt workload ", [make_job(labels={PREBUILT: "old-workload"})],
+     make_job(suspend=False, labels={PREBUILT: "new-workload"}),
+     denial(_immutable(_q(PREBUILT), "new-workload"))),
+    ("immutable prebuilt workload annotation, WorkloadIdentifierAnnotations enabled",
+     [make_job(annotations={PREBUILT: "old-workload"})],
+     make_job(suspend=False, annotations={PREBUILT: "new-workload"}),
+     denial(_immutable(_a(PREBUILT), "new-workload"))),
+    ("migrate from label to annotation, WorkloadIdentifierAnnotations enabled",
+     [make_job(labels={PREBUILT: "workload-name"})],
+     make_job(suspend=False, annotations={PREBUILT: "workload-name"}), None),
+    # kbatch's rows: a suspended job may rename it (checked as on create, each message once)
+    ("prebuilt workload renamed while suspended", [make_job(labels={PREBUILT: "old-workload"})],
+     make_job(labels={PREBUILT: "new-workload"}), None),
+    ("invalid prebuilt workload while suspended", [make_job(labels={PREBUILT: "old-workload"})],
+     make_job(annotations={PREBUILT: "new workload"}),
+     denial(FieldError.invalid(_a(PREBUILT), "new workload", RFC1123))),
+    ("prebuilt workload removed from a running job", [make_job(suspend=False, labels={PREBUILT: "wl"})],
+     make_job(suspend=False), denial(_immutable(_q(PREBUILT), ""))),
 ]
 
 

@@ -6,9 +6,10 @@ Upstream compares each error's type and path (``IgnoreFields(field.Error{}, "Bad
 so do these tests, read from the denial. Rows whose group name is no label value ("group name",
 "notAdns1123Subdomain*") are refused by the API server's label validation first; they are checked
 here through the annotation form, which upstream's "... annotation, WorkloadIdentifierAnnotations
-enabled" rows cover (the gate is on by default). Not translated: the prebuilt-workload and TAS rows
-(not modelled) and the managed-label warnings (kbatch's admission chain sends no warnings,
-``docs/kueue.md``).
+enabled" rows cover (the gate is on by default). The prebuilt-workload rows are in
+:data:`PREBUILT_CREATE`, with kbatch's own for the job framework's name check and an update. Not
+translated: the TAS rows (not modelled) and the managed-label warnings (kbatch's admission chain
+sends no warnings, ``docs/kueue.md``).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from kbatch.api.errors import Forbidden
 NAME = "kueue.x-k8s.io/pod-group-name"
 TOTAL = "kueue.x-k8s.io/pod-group-total-count"
 RETRIABLE = "kueue.x-k8s.io/retriable-in-group"
+PREBUILT = "kueue.x-k8s.io/prebuilt-workload-name"
 MANAGED = {"kueue.x-k8s.io/managed": "true"}
 _LABELS = {"Required value": "Required", "Invalid value": "Invalid", "Forbidden": "Forbidden"}
 _PATHS = [f"metadata.labels[{NAME}]", f"metadata.annotations[{NAME}]", f"metadata.annotations[{TOTAL}]",
-          f"metadata.annotations[{RETRIABLE}]"]
+          f"metadata.annotations[{RETRIABLE}]", f"metadata.labels[{PREBUILT}]",
+          f"metadata.annotations[{PREBUILT}]"]
 
 
 def make_pod(
@@ -75,6 +78,58 @@ CREATE = [
 @pytest.mark.parametrize(("case", "pod", "want"), CREATE, ids=[c[0] for c in CREATE])
 def test_validate_create(case: str, pod: dict[str, Any], want: list[tuple[str, str]]) -> None:
     assert _create(ControlPlane(controllers="kueue"), pod) == want
+
+
+IDS_OFF, IDS_ON = {"WorkloadIdentifierAnnotations": False}, None
+_PB_LABEL, _PB_ANNOTATION = f"metadata.labels[{PREBUILT}]", f"metadata.annotations[{PREBUILT}]"
+PREBUILT_CREATE = [
+    ("prebuilt workload for pod", IDS_OFF, make_pod({PREBUILT: "workload-name"}), []),
+    ("prebuilt workload for pod group valid", IDS_OFF,
+     make_pod({PREBUILT: "group-name", NAME: "group-name"}, {TOTAL: "3"}), []),
+    ("prebuilt workload for pod group invalid", IDS_OFF,
+     make_pod({PREBUILT: "workload-name", NAME: "group-name"}, {TOTAL: "3"}), [("Invalid", _PB_LABEL)]),
+    ("prebuilt workload annotation for pod, WorkloadIdentifierAnnotations enabled", IDS_ON,
+     make_pod(None, {PREBUILT: "workload-name"}), []),
+    ("prebuilt workload label fallback for pod, WorkloadIdentifierAnnotations enabled", IDS_ON,
+     make_pod({PREBUILT: "workload-name"}), []),
+    ("prebuilt workload different label and annotation, label ignored, WorkloadIdentifierAnnotations enabled",
+     IDS_ON, make_pod({PREBUILT: "workload-a"}, {PREBUILT: "workload-b"}), []),
+    ("prebuilt workload annotation matches group name annotation, WorkloadIdentifierAnnotations enabled",
+     IDS_ON, make_pod(None, {PREBUILT: "group-name", NAME: "group-name", TOTAL: "3"}), []),
+    ("prebuilt workload annotation mismatches group name annotation, WorkloadIdentifierAnnotations enabled",
+     IDS_ON, make_pod(None, {PREBUILT: "workload-name", NAME: "group-name", TOTAL: "3"}),
+     [("Invalid", _PB_ANNOTATION)]),
+    ("prebuilt workload label mismatches group name annotation, WorkloadIdentifierAnnotations enabled",
+     IDS_ON, make_pod({PREBUILT: "workload-name"}, {NAME: "group-name", TOTAL: "3"}),
+     [("Invalid", _PB_LABEL)]),
+    ("prebuilt workload annotation mismatches group name label, WorkloadIdentifierAnnotations enabled",
+     IDS_ON, make_pod({NAME: "group-name"}, {PREBUILT: "workload-name", TOTAL: "3"}),
+     [("Invalid", _PB_ANNOTATION)]),
+    # kbatch's row: the job framework's name check (ValidateJobOnCreate) on a pod
+    ("invalid prebuilt workload annotation", IDS_ON, make_pod(None, {PREBUILT: "workload name"}),
+     [("Invalid", _PB_ANNOTATION)]),
+]
+
+
+def test_a_running_pod_keeps_its_prebuilt_workload() -> None:
+    """kbatch's row: ``ValidateJobOnUpdate`` through the pod webhook: an ungated pod (not suspended)
+    may not change the Workload it names."""
+    cp = ControlPlane(controllers="kueue")
+    cp.apply([make_pod(None, {PREBUILT: "old-workload"})])
+    stored = cp.client.get(Pod, "test-pod", "default").to_dict()
+    stored["metadata"]["annotations"][PREBUILT] = "new-workload"
+    with pytest.raises(Forbidden) as err:
+        cp.client.update(Pod.from_dict(stored))
+    assert _causes(err.value) == [("Invalid", _PB_ANNOTATION)]
+    assert 'Invalid value: "new-workload": field is immutable' in str(err.value.message)
+
+
+@pytest.mark.parametrize(("case", "gates", "pod", "want"), PREBUILT_CREATE,
+                         ids=[c[0] for c in PREBUILT_CREATE])
+def test_validate_create_prebuilt_workload(case: str, gates: dict[str, bool] | None, pod: dict[str, Any],
+                                           want: list[tuple[str, str]]) -> None:
+    cp = ControlPlane(controllers="kueue", **({"feature_gates": gates} if gates else {}))
+    assert _create(cp, pod) == want
 
 
 UPDATE = [

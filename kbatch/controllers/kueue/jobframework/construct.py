@@ -157,6 +157,7 @@ def new_workload(
     cache: Any,
     *,
     label_keys: tuple[str, ...],
+    annotation_keys: tuple[str, ...] = (),
     partial_admission: bool,
     short_names: bool,
     admission_gated_by: bool,
@@ -172,7 +173,8 @@ def new_workload(
     labels = {k: v for k, v in (meta.labels or {}).items() if k in label_keys}
     if not label_value_errors(meta.uid or ""):
         labels[JOB_UID_LABEL] = meta.uid or ""
-    annotations = {k: v for k, v in (meta.annotations or {}).items() if k.startswith(PROVREQ_PREFIX)}
+    annotations = {k: v for k, v in (meta.annotations or {}).items()
+                   if k.startswith(PROVREQ_PREFIX) or k in annotation_keys}  # NewWorkload's annotationsToCopy
     if admission_gated_by and (meta.annotations or {}).get(ADMISSION_GATED_BY):
         annotations[ADMISSION_GATED_BY] = meta.annotations[ADMISSION_GATED_BY]
     custom = job.priority_class() if hasattr(job, "priority_class") else None

@@ -8,7 +8,8 @@ per event), :mod:`.collector` sets the gauges when the registry is scraped. Pree
 where they are issued (``kueue_preempted_workloads_total``, :func:`.families.preempted_workloads`),
 admission attempts and preemption skips by the scheduler once per cycle, workload creation and gate
 removals where the job framework does them. Durations are virtual time. MultiKueue's families are
-MultiKueue's own.
+MultiKueue's own. :mod:`.custom_labels` adds ``metrics.customLabels`` (``CustomMetricLabels``) to the
+families upstream adds them to.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, Workload
 from kbatch.controllers.kueue.metrics.cleanup import QueueCleanup
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies, ancestors
 from kbatch.controllers.kueue.metrics.collector import KueueGauges
+from kbatch.controllers.kueue.metrics.custom_labels import (
+    CustomLabels,
+    custom_labels_of,
+    install_custom_labels,
+    parse_entries,
+)
 from kbatch.controllers.kueue.metrics.families import (
     ROLE,
     ClusterQueueFamilies,
@@ -41,8 +48,8 @@ from kbatch.controllers.kueue.metrics.recorder import LocalQueueFilter, Workload
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
 
-__all__ = ["POD_ADMISSION_GATE", "ROLE", "AdmissionAttempts", "install", "preempted_workloads",
-           "preemption_skips", "record_gate_removal", "record_workload_creation"]
+__all__ = ["POD_ADMISSION_GATE", "ROLE", "AdmissionAttempts", "custom_labels_of", "install",
+           "preempted_workloads", "preemption_skips", "record_gate_removal", "record_workload_creation"]
 
 
 def install(mgr: KueueManager) -> None:
@@ -50,6 +57,9 @@ def install(mgr: KueueManager) -> None:
     LocalQueue families exist only with ``LocalQueueMetrics`` (``RegisterLQMetrics``)."""
     ctx = mgr.ctx
     config = mgr.settings.config.metrics
+    entries = parse_entries(config.get("customLabels")) if mgr.settings.on("CustomMetricLabels") else ()
+    custom = CustomLabels(entries, ctx.cache)  # NewCustomLabels: nothing with the gate off
+    install_custom_labels(ctx.metrics, custom)
     register_build_info(ctx.metrics)
     register_gate_removal(ctx.metrics)
     if mgr.settings.on("MetricForWorkloadCreationLatency"):
@@ -59,9 +69,9 @@ def install(mgr: KueueManager) -> None:
     lq_filter = LocalQueueFilter(mgr.settings.on("LocalQueueMetrics"), config)
     lq = LocalQueueFamilies.register(ctx.metrics) if mgr.settings.on("LocalQueueMetrics") else None
     workloads = WorkloadMetrics(cq, lq, lq_filter, ctx.cache, ctx.clock.now_datetime,
-                                partial(ancestors, mgr.cache), cohorts.subtree_admitted)
+                                partial(ancestors, mgr.cache), cohorts.subtree_admitted, custom)
     ctx.cache.informer_for(Workload).add_event_handler(workloads)
-    cleanup = QueueCleanup(ctx.metrics, cq, lq)
+    cleanup = QueueCleanup(ctx.metrics, cq, lq, custom)
     ctx.cache.informer_for(ClusterQueue).add_event_handler(cleanup)
     ctx.cache.informer_for(LocalQueue).add_event_handler(cleanup)
     resources = bool(config.get("enableClusterQueueResources"))  # WithResourceMetrics

@@ -14,6 +14,7 @@ from typing import Any
 
 from kbatch.api.kueue_v1beta2 import ClusterQueue
 from kbatch.controllers.kueue.metrics.cohorts import CohortFamilies
+from kbatch.controllers.kueue.metrics.custom_labels import CLUSTER_QUEUE, LOCAL_QUEUE, NONE, CustomLabels
 from kbatch.controllers.kueue.metrics.families import ClusterQueueFamilies, LocalQueueFamilies
 from kbatch.runtime.metrics import MetricsRegistry
 
@@ -26,14 +27,24 @@ class QueueCleanup:
     """Informer handler for ClusterQueue and LocalQueue deletions."""
 
     def __init__(self, registry: MetricsRegistry, cq: ClusterQueueFamilies,
-                 lq: LocalQueueFamilies | None) -> None:
-        self.registry, self.cq, self.lq = registry, cq, lq
+                 lq: LocalQueueFamilies | None, custom: CustomLabels = NONE) -> None:
+        self.registry, self.cq, self.lq, self.custom = registry, cq, lq, custom
 
     def on_add(self, obj: Any) -> None:
         return None
 
     def on_update(self, old: Any, new: Any) -> None:
-        return None
+        """A queue whose custom label values change loses its counters and histograms, as upstream
+        resyncs it (``resyncClusterQueueGaugeMetrics`` with ``ClearClusterQueueMetricsOnLabelChange``,
+        which also drops ``replaced_workload_slices_total``; the LocalQueue controller's
+        ``clearLocalQueueMetrics``); the next events count under the new values."""
+        name = new.metadata.name or ""
+        if isinstance(new, ClusterQueue):
+            if self.custom.changed(CLUSTER_QUEUE, old, new):
+                self._cluster_queue(name)
+                self.cq.replaced_slices.delete_partial_match(cluster_queue=name)
+        elif self.lq is not None and self.custom.changed(LOCAL_QUEUE, old, new):
+            self._local_queue(self.lq, name, new.metadata.namespace or "")
 
     def on_delete(self, obj: Any) -> None:
         name = obj.metadata.name or ""

@@ -5,6 +5,7 @@ texts are read from :data:`HELP`, generated from that file by ``tools/gen_kueue_
 The ClusterQueue families (:class:`ClusterQueueFamilies`) are registered with every Kueue manager; the
 LocalQueue ones (:class:`LocalQueueFamilies`) as ``RegisterLQMetrics`` does, with ``LocalQueueMetrics``.
 Cohort families are in :mod:`.cohorts`, the scheduler's and job framework's in :mod:`.health`.
+Each family carries the custom labels :mod:`.custom_labels` installed on the registry for its kinds.
 """
 
 from __future__ import annotations
@@ -16,6 +17,12 @@ from functools import cache
 from importlib import resources
 
 from kbatch.api.pod_resources import CPU
+from kbatch.controllers.kueue.metrics.custom_labels import (
+    CLUSTER_QUEUE,
+    LOCAL_QUEUE,
+    WORKLOAD,
+    custom_labels_of,
+)
 from kbatch.runtime.metrics import Counter, Gauge, Histogram, MetricsRegistry
 
 __all__ = ["ROLE", "ClusterQueueFamilies", "LocalQueueFamilies", "amount", "help_text", "kueue_buckets",
@@ -57,28 +64,34 @@ def kueue_buckets(count: int) -> tuple[float, ...]:
 
 
 class _Declare:
-    """Registers families under upstream's names with upstream's HELP."""
+    """Registers families under upstream's names with upstream's HELP, each followed by the custom
+    labels ``extra`` names (``InitMetricVectors`` appends them to the plain labels)."""
 
-    def __init__(self, registry: MetricsRegistry) -> None:
-        self.r = registry
+    def __init__(self, registry: MetricsRegistry, extra: tuple[str, ...] = ()) -> None:
+        self.r, self.extra = registry, extra
 
     def counter(self, name: str, labels: tuple[str, ...]) -> Counter:
-        return self.r.counter(name, help_text(name), labels)
+        return self.r.counter(name, help_text(name), labels + self.extra)
 
     def gauge(self, name: str, labels: tuple[str, ...]) -> Gauge:
-        return self.r.gauge(name, help_text(name), labels)
+        return self.r.gauge(name, help_text(name), labels + self.extra)
 
     def histogram(self, name: str, labels: tuple[str, ...], count: int = 14) -> Histogram:
-        return self.r.histogram(name, help_text(name), labels, kueue_buckets(count))
+        return self.r.histogram(name, help_text(name), labels + self.extra, kueue_buckets(count))
+
+
+def _cq_labels(registry: MetricsRegistry) -> tuple[str, ...]:
+    return custom_labels_of(registry).names(CLUSTER_QUEUE)
 
 
 def preempted_workloads(registry: MetricsRegistry) -> Counter:
-    """``kueue_preempted_workloads_total`` (``ReportPreemption``), by the preemptor's ClusterQueue."""
+    """``kueue_preempted_workloads_total`` (``ReportPreemption``), by the preemptor's ClusterQueue
+    (and its custom labels)."""
     family = registry.get("kueue_preempted_workloads_total")  # registered by install
     if isinstance(family, Counter):
         return family
-    return _Declare(registry).counter("kueue_preempted_workloads_total",
-                                      ("preempting_cluster_queue", "reason", "replica_role"))
+    return _Declare(registry, _cq_labels(registry)).counter(
+        "kueue_preempted_workloads_total", ("preempting_cluster_queue", "reason", "replica_role"))
 
 
 def preemption_skips(registry: MetricsRegistry) -> Gauge:
@@ -87,7 +100,7 @@ def preemption_skips(registry: MetricsRegistry) -> Gauge:
     family = registry.get("kueue_admission_cycle_preemption_skips")  # registered by install
     if isinstance(family, Gauge):
         return family
-    return _Declare(registry).gauge("kueue_admission_cycle_preemption_skips", _CQ_ONLY)
+    return _Declare(registry, _cq_labels(registry)).gauge("kueue_admission_cycle_preemption_skips", _CQ_ONLY)
 
 
 @dataclass(frozen=True)
@@ -124,7 +137,10 @@ class ClusterQueueFamilies:
 
     @classmethod
     def register(cls, r: MetricsRegistry) -> ClusterQueueFamilies:
-        d = _Declare(r)
+        """Every family with the ClusterQueue custom labels; ``admitted_active_workloads`` with the
+        Workload ones after them (``InitMetricVectors``)."""
+        cl = custom_labels_of(r)
+        d = _Declare(r, cl.names(CLUSTER_QUEUE))
         return cls(
             pending=d.gauge("kueue_pending_workloads", ("cluster_queue", "status", "replica_role")),
             quota_reserved=d.counter("kueue_quota_reserved_workloads_total", _CQ),
@@ -146,7 +162,8 @@ class ClusterQueueFamilies:
             preempted=preempted_workloads(r),
             preemption_skips=preemption_skips(r),
             reserving_active=d.gauge("kueue_reserving_active_workloads", _CQ_ONLY),
-            admitted_active=d.gauge("kueue_admitted_active_workloads", _CQ_ONLY),
+            admitted_active=_Declare(r, cl.names(CLUSTER_QUEUE, WORKLOAD)).gauge(
+                "kueue_admitted_active_workloads", _CQ_ONLY),
             status=d.gauge("kueue_cluster_queue_status", ("cluster_queue", "status", "replica_role")),
             reservation=d.gauge("kueue_cluster_queue_resource_reservation", _RESOURCE),
             pending_resources=d.gauge("kueue_cluster_queue_resource_pending",
@@ -193,7 +210,8 @@ class LocalQueueFamilies:
 
     @classmethod
     def register(cls, r: MetricsRegistry) -> LocalQueueFamilies:
-        d = _Declare(r)
+        """Every family with the LocalQueue custom labels (``InitMetricVectors``)."""
+        d = _Declare(r, custom_labels_of(r).names(LOCAL_QUEUE))
         lq = ("name", "namespace", "replica_role")
         return cls(
             pending=d.gauge("kueue_local_queue_pending_workloads",

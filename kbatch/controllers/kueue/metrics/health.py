@@ -27,6 +27,7 @@ from typing import Any
 from kbatch import __version__
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue.metrics.custom_labels import CLUSTER_QUEUE, LOCAL_QUEUE, custom_labels_of
 from kbatch.controllers.kueue.metrics.families import ROLE, help_text
 from kbatch.controllers.kueue.model.info import condition
 from kbatch.runtime.metrics import Histogram, MetricsRegistry, exponential_buckets
@@ -70,7 +71,8 @@ def _creation_family(registry: MetricsRegistry) -> Histogram:
     family = registry.get(_CREATION)  # registered by install: a dict lookup per call
     if isinstance(family, Histogram):
         return family
-    return registry.histogram(_CREATION, help_text(_CREATION), ("job_kind", "replica_role"),
+    extra = custom_labels_of(registry).names(LOCAL_QUEUE)  # InitMetricVectors
+    return registry.histogram(_CREATION, help_text(_CREATION), ("job_kind", "replica_role", *extra),
                               exponential_buckets(0.01, 2, 11))
 
 
@@ -78,8 +80,9 @@ def _gate_removal_family(registry: MetricsRegistry) -> Histogram:
     family = registry.get(_GATE_REMOVAL)
     if isinstance(family, Histogram):
         return family
+    extra = custom_labels_of(registry).names(CLUSTER_QUEUE)  # InitMetricVectors
     return registry.histogram(_GATE_REMOVAL, help_text(_GATE_REMOVAL),
-                              ("name", "cluster_queue", "is_group", "replica_role"))
+                              ("name", "cluster_queue", "is_group", "replica_role", *extra))
 
 
 def register_workload_creation(registry: MetricsRegistry) -> None:
@@ -95,18 +98,23 @@ def record_workload_creation(registry: MetricsRegistry, job: Any, kind: str, wl:
     if (job.metadata.generation or 0) > 1:
         return
     latency = _seconds(wl.metadata.creation_timestamp, job.metadata.creation_timestamp)
-    _creation_family(registry).labels(kind, ROLE).observe(latency)
+    custom = custom_labels_of(registry).local_queue(wl.metadata.namespace or "",
+                                                    (wl.spec.queue_name if wl.spec else None) or "")
+    _creation_family(registry).labels(kind, ROLE, *custom).observe(latency)
 
 
 def record_gate_removal(registry: MetricsRegistry, gate: str, wl: Workload, is_group: bool,
                         now: datetime) -> None:
-    """``RecordPodSchedulingGateRemovalSeconds``: nothing unless the Workload is admitted."""
+    """``RecordPodSchedulingGateRemovalSeconds``: nothing unless the Workload is admitted. The
+    family declares the ClusterQueue custom labels; upstream passes no values for them (and so
+    panics when some are configured), kbatch gives the admitting ClusterQueue's."""
     admitted = condition(wl, Cond.ADMITTED)
     if admitted is None or admitted.status != "True" or wl.status is None or wl.status.admission is None:
         return
     family = _gate_removal_family(registry)
     cq = wl.status.admission.cluster_queue or ""
-    family.labels(gate, cq, "true" if is_group else "false", ROLE).observe(
+    custom = custom_labels_of(registry).cluster_queue(cq)
+    family.labels(gate, cq, "true" if is_group else "false", ROLE, *custom).observe(
         _seconds(now, admitted.last_transition_time))
 
 

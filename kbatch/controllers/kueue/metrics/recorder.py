@@ -22,6 +22,7 @@ from kbatch.api.kueue_v1beta2 import LocalQueue, Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.meta import LabelSelector
 from kbatch.api.selectors import selector_from_model
+from kbatch.controllers.kueue.metrics.custom_labels import NONE, CustomLabels
 from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies
 from kbatch.controllers.kueue.metrics.transitions import Transition, transitions
 from kbatch.controllers.kueue.model.info import is_true
@@ -57,7 +58,7 @@ class WorkloadMetrics:
 
     def __init__(self, cq: ClusterQueueFamilies, lq: LocalQueueFamilies | None, lq_filter: LocalQueueFilter,
                  cache: Cache, now: Callable[[], datetime], cohorts: Callable[[str], Iterable[str]],
-                 cohort_admitted: Counter) -> None:
+                 cohort_admitted: Counter, custom: CustomLabels = NONE) -> None:
         self.cq, self.lq, self.lq_filter = cq, lq, lq_filter
         self.cache = cache  # the informers': a LocalQueue's labels, for a selector
         self.now = now
@@ -66,6 +67,7 @@ class WorkloadMetrics:
         self.finished: dict[str, set[str]] = {}  # LocalQueue key -> its finished workloads' keys
         self.finished_ever: set[str] = set()  # LocalQueues that held one: their series exists (at 0 too)
         self.counted_cohorts: set[str] = set()  # Cohorts with an admitted-workloads series
+        self.custom = custom
 
     def on_add(self, wl: Workload) -> None:
         if is_true(wl, Cond.FINISHED):
@@ -92,7 +94,8 @@ class WorkloadMetrics:
                 del self.finished[_lq_key(wl)]
 
     def _record(self, t: Transition) -> None:
-        cq, key = self.cq, (t.cluster_queue, t.priority_class, ROLE)
+        custom = self.custom.cluster_queue(t.cluster_queue)
+        cq, key = self.cq, (t.cluster_queue, t.priority_class, ROLE, *custom)
         if t.kind == "quota_reserved":
             cq.quota_reserved.labels(*key).inc()
             cq.quota_reserved_wait.labels(*key).observe(t.wait)
@@ -101,32 +104,32 @@ class WorkloadMetrics:
             cq.admission_wait.labels(*key).observe(t.wait)
             cq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
             for cohort in self.cohorts(t.cluster_queue):
-                self.cohort_admitted.labels(cohort, t.priority_class, ROLE).inc()
+                self.cohort_admitted.labels(cohort, t.priority_class, ROLE, *self.custom.cohort(cohort)).inc()
                 self.counted_cohorts.add(cohort)
         elif t.kind == "ready":
             cq.ready_wait.labels(*key).observe(t.wait)
             cq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
         elif t.kind == "evicted":
-            self._evicted(t)
+            self._evicted(t, custom)
         elif t.kind == "eviction_latency":
-            cq.eviction_latency.labels(t.cluster_queue, t.reason, ROLE).observe(t.wait)
+            cq.eviction_latency.labels(t.cluster_queue, t.reason, ROLE, *custom).observe(t.wait)
             return
         else:  # finished
             cq.finished_total.labels(*key).inc()
             if t.first:
-                cq.replaced_slices.labels(t.cluster_queue, ROLE).inc()
+                cq.replaced_slices.labels(t.cluster_queue, ROLE, *custom).inc()
         if self.lq is not None and self._exposed(t):
-            self._record_local(self.lq, t)
+            self._record_local(self.lq, t, self.custom.local_queue(t.namespace, t.local_queue))
 
-    def _evicted(self, t: Transition) -> None:
+    def _evicted(self, t: Transition, custom: tuple[str, ...]) -> None:
         cq = self.cq
-        eviction = (t.cluster_queue, t.reason, t.underlying_cause, t.priority_class, ROLE)
+        eviction = (t.cluster_queue, t.reason, t.underlying_cause, t.priority_class, ROLE, *custom)
         cq.evicted.labels(*eviction).inc()
         if t.first:
             cq.evicted_once.labels(*eviction).inc()
         if t.since is not None:
-            ready = cq.pods_ready_to_evicted.labels(t.cluster_queue, t.reason, t.underlying_cause, ROLE)
-            ready.observe(t.since)
+            ready = (t.cluster_queue, t.reason, t.underlying_cause, ROLE, *custom)
+            cq.pods_ready_to_evicted.labels(*ready).observe(t.since)
 
     def _exposed(self, t: Transition) -> bool:
         if self.lq_filter.selector is None:
@@ -138,8 +141,8 @@ class WorkloadMetrics:
         return self.lq_filter.exposes(lq.metadata.labels)
 
     @staticmethod
-    def _record_local(lq: LocalQueueFamilies, t: Transition) -> None:
-        key = (t.local_queue, t.namespace, t.priority_class, ROLE)
+    def _record_local(lq: LocalQueueFamilies, t: Transition, custom: tuple[str, ...]) -> None:
+        key = (t.local_queue, t.namespace, t.priority_class, ROLE, *custom)
         if t.kind == "quota_reserved":
             lq.quota_reserved.labels(*key).inc()
             lq.quota_reserved_wait.labels(*key).observe(t.wait)
@@ -152,6 +155,6 @@ class WorkloadMetrics:
             lq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
         elif t.kind == "evicted":
             lq.evicted.labels(t.local_queue, t.namespace, t.reason, t.underlying_cause, t.priority_class,
-                              ROLE).inc()
+                              ROLE, *custom).inc()
         else:
             lq.finished_total.labels(*key).inc()

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.metrics.custom_labels import NONE, CustomLabels
 from kbatch.controllers.kueue.metrics.families import ROLE
 from kbatch.runtime.metrics import Gauge
 
@@ -44,9 +45,11 @@ def unadmitted_status(wl: Workload) -> tuple[str, str] | None:
 
 
 def report_unadmitted(workloads: Iterable[Workload], cluster_queue_of: Mapping[str, str], cq: Gauge,
-                      lq: Gauge | None, lq_exposed: Callable[[str], bool]) -> None:
+                      lq: Gauge | None, lq_exposed: Callable[[str], bool],
+                      custom: CustomLabels = NONE) -> None:
     """Sets both gauges; ``cluster_queue_of`` maps a LocalQueue key (``ns/name``) to its
-    ClusterQueue, for the LocalQueues that exist."""
+    ClusterQueue, for the LocalQueues that exist; ``custom``: the ClusterQueue's and the
+    LocalQueue's custom labels."""
     cq.clear()
     if lq is not None:
         lq.clear()
@@ -63,9 +66,9 @@ def report_unadmitted(workloads: Iterable[Workload], cluster_queue_of: Mapping[s
         per_cq[(cq_name, *status)] += 1
         per_lq[(queue, namespace, cq_name, *status)] += 1
     for key, count in sorted(per_cq.items()):
-        cq.labels(*key, ROLE).set(count)
+        cq.labels(*key, ROLE, *custom.cluster_queue(key[0])).set(count)
     if lq is None:
         return
     for lq_key, count in sorted(per_lq.items()):
         if lq_exposed(f"{lq_key[1]}/{lq_key[0]}"):
-            lq.labels(*lq_key, ROLE).set(count)
+            lq.labels(*lq_key, ROLE, *custom.local_queue(lq_key[1], lq_key[0])).set(count)

@@ -502,7 +502,7 @@ class PodGroupReconciler:
         wl = self.single._construct(group, partial_admission=False)
         wl.metadata.name = group.name
         labels = {k: v for k, v in (wl.metadata.labels or {}).items() if k not in _MEMBER_LABELS}
-        labels.update(group_labels(group.pods, self.mgr.settings.config.label_keys_to_copy))
+        labels.update(group_labels(group.pods, self.mgr.settings.label_keys_to_copy))
         wl.metadata.labels = labels or None
         wl.metadata.owner_references = [_owner(p) for p in group.pods]
         wl.metadata.annotations = {**(wl.metadata.annotations or {}), P.IS_GROUP_WORKLOAD: "true"}

@@ -9,7 +9,8 @@ integration's :class:`~kbatch.api.jobframework.GenericJob` adapter does the kind
   gets ``kueue.x-k8s.io/queue-name: default``; a job with a queue name (or, with
   ``manageJobsWithoutQueueName``, any job in a selected namespace) is created suspended unless an
   ancestor is managed by Kueue;
-* validation: the queue name is a DNS subdomain; ``kueue.x-k8s.io/max-exec-time-seconds`` a
+* validation: the queue name is a DNS subdomain, and so is the prebuilt Workload's name, which a
+  running job may not change (:mod:`..jobframework.prebuilt`); ``kueue.x-k8s.io/max-exec-time-seconds`` a
   positive integer (immutable unless suspended); the queue name immutable while the job runs, and
   not removed in a namespace with a default LocalQueue; a WorkloadPriorityClass label not added to
   a running job nor removed; for batch/v1 Jobs, ``kueue.x-k8s.io/job-min-parallelism`` between 1 and
@@ -45,6 +46,7 @@ from kbatch.api.kueue_v1beta2.constants import (
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.validation import is_dns1123_subdomain
 from kbatch.controllers.kueue.config import settings_for
+from kbatch.controllers.kueue.jobframework import prebuilt
 from kbatch.controllers.kueue.jobframework.ancestors import (
     AncestorError,
     find_managed_ancestor,
@@ -170,6 +172,9 @@ class _JobWebhook:
         if self.integration.name == "batch/job" and self._elastic(obj):
             elastic.gate_template(obj.spec.template)  # applyWorkloadSliceSchedulingGate
 
+    def _ids(self) -> bool:
+        return bool(self._settings().on("WorkloadIdentifierAnnotations"))
+
     def _elastic(self, obj: Any) -> bool:
         return elastic.enabled(obj, self._settings().on(elastic.GATE))
 
@@ -224,6 +229,7 @@ class _JobWebhook:
                 errs.append(
                     FieldError.invalid(f"{_LABELS}[{MAX_EXEC_TIME_LABEL}]", value, "should be greater than 0")
                 )
+        errs += prebuilt.name_errors(obj, self._ids())  # validateCreateForPrebuiltWorkload
         if self._elastic(obj):  # ValidateJobOnCreate: ValidateElasticJobAnnotation
             errs += elastic.unsupported_errors(self.integration.model.api_info)
         if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnCreate
@@ -269,6 +275,9 @@ class _JobWebhook:
                     wpc_path, new_wpc, "WorkloadPriorityClass cannot be removed from a workload"
                 )
             )
+        errs += prebuilt.update_errors(  # validateUpdateForPrebuiltWorkload
+            old, new, suspended=new_job.is_suspended(), elastic=self._elastic(old),
+            identifier_annotations=self._ids())
         errs += elastic.toggle_errors(self._elastic(old), self._elastic(new))  # ValidateJobOnUpdate
         if self._settings().gates.enabled("AdmissionGatedBy"):  # ValidateJobOnUpdate
             errs += admission_gated_by_errors(new.metadata.annotations, old.metadata.annotations, update=True)

@@ -58,9 +58,10 @@ NEGATIVE = "must be greater than or equal to 0"
 
 
 def deny(webhook: str, errors: list[FieldError]) -> None:
+    """Refuse with ``errors`` as ``ErrorList.ToAggregate`` reports them: each message once."""
     if not errors:
         return
-    rendered = [str(e) for e in errors]
+    rendered = list(dict.fromkeys(str(e) for e in errors))
     body = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
     raise Forbidden(f'admission webhook "{webhook}" denied the request: {body}')
 

@@ -13,7 +13,8 @@ create, ``vpod.kb.io`` on create and update):
   annotation;
 * validation: the job framework's queue-name and max-exec-time rules; the managed label is ``true``
   or absent; a pod group needs both the group name and the total count (a positive integer), the
-  group name is a valid Workload name and immutable; a pod group may not turn retriable again.
+  group name is a valid Workload name and immutable; a pod group may not turn retriable again; a
+  pod naming a prebuilt Workload (checked as a job's) names its group's, if it has one.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2.constants import DEFAULT_LOCAL_QUEUE, QUEUE_LABEL
 from kbatch.api.validation import is_dns1123_subdomain
+from kbatch.controllers.kueue.jobframework import prebuilt
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.tas import request as tas_request
 from kbatch.controllers.kueue.webhooks.kinds import deny
@@ -105,8 +107,9 @@ class PodWebhook:
         return f"{_LABELS}[{P.GROUP_NAME}]"
 
     def _common(self, pod: Any) -> list[FieldError]:
-        """``validateCommon``: the managed label, the pod group metadata and (with
-        TopologyAwareScheduling) the topology annotations (``validateTopologyRequest``); a wrong
+        """``validateCommon``: the managed label, the pod group metadata, (with
+        TopologyAwareScheduling) the topology annotations (``validateTopologyRequest``) and a group's
+        prebuilt Workload, which must be the group's (``validatePrebuiltWorkloadName``); a wrong
         managed label is one error among the others, as upstream appends them all."""
         errs: list[FieldError] = []
         managed = (pod.metadata.labels or {}).get(P.MANAGED_LABEL)
@@ -118,6 +121,8 @@ class PodWebhook:
         if settings.on("TopologyAwareScheduling"):  # pod_webhook.go, ValidateTASPodSetRequest
             multi_layer = settings.on("TASMultiLayerTopology")
             errs += tas_request.validate(pod.metadata.annotations or {}, "metadata", multi_layer=multi_layer)
+        ids = self._identifier_annotations()  # validatePrebuiltWorkloadName
+        errs += prebuilt.group_errors(pod, P.group_name(pod, ids), ids)
         return errs
 
     def _group_metadata(self, pod: Any) -> list[FieldError]:

@@ -104,11 +104,12 @@ def test_deleting_the_pod_on_the_manager_removes_its_copies() -> None:
 
 def test_a_worker_does_not_make_a_workload_for_a_group_naming_a_missing_prebuilt_one() -> None:
     """``ErrPrebuiltWorkloadNotFound``: the worker's group reconciler waits for the named Workload
-    instead of composing one of its own."""
+    instead of composing one of its own. (The name is the group's: the pod webhook refuses a group
+    naming another Workload, ``validatePrebuiltWorkloadName``.)"""
     world = MKWorld({"w1": "4"})
     worker = world.workers["w1"]
     for name in ("a", "b"):
-        obj = member(name)
+        obj = member(name, group="missing")
         obj["metadata"]["annotations"][PREBUILT] = "missing"
         worker.apply(obj)
     worker.run_until_idle()
