@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.base import format_time
-from kbatch.api.core_v1 import Node
+from kbatch.api.core_v1 import Node, Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.apiserver.client import Client
+from kbatch.controllers.dra.driver.prepared import pod_claim_names, prepared_nodes
 from kbatch.controllers.dra.driver.status import DriverPool, entry_key, merged, wanted_entries
 from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.runtime.context import ControllerContext
@@ -26,6 +27,7 @@ class DriverStatus:
         self.ctx = ctx
         self.clients = NodeClients(ctx)
         self.pools: dict[tuple[str, str], DriverPool] = {}
+        self.nodes: frozenset[str] = frozenset()  # the nodes of the reporting pools
 
     # -- what an event queues ------------------------------------------------------------------------
     def claim_request(self, claim: ResourceClaim) -> list[Request]:
@@ -40,6 +42,15 @@ class DriverStatus:
             return [Request(claim.metadata.namespace or "", claim.metadata.name or "")]
         return []
 
+    def pod_claims(self, pod: Pod) -> list[Request]:
+        """A pod bound to a node whose driver reports: its claims (the kubelet prepares or
+        unprepares them as the pod starts or ends). Nothing for other pods."""
+        node = pod.spec.node_name
+        if not node or node not in self.nodes:
+            return []
+        namespace = pod.metadata.namespace or ""
+        return [Request(namespace, name) for name in pod_claim_names(pod)]
+
     def slice_claims(self, slice_: ResourceSlice) -> list[Request]:
         """When the slice is (or was) a reporting pool's: re-read the reporting pools, and queue the
         claims allocated from the slice's pool, in key order. Other slices queue nothing."""
@@ -48,6 +59,7 @@ class DriverStatus:
         if not reporting and key not in self.pools:
             return []
         self.pools = self._reporting_pools()
+        self.nodes = frozenset(pool.node for pool in self.pools.values())
         out = set()
         for claim in self.ctx.cache.list(ResourceClaim):
             allocation = claim.status.allocation if claim.status else None
@@ -91,7 +103,8 @@ class DriverStatus:
         except NotFound:
             return
         now = format_time(self.ctx.clock.now_datetime())
-        wanted = wanted_entries(claim, self.pools, now)
+        prepared = prepared_nodes(self.ctx.cache, claim, self.nodes)
+        wanted = wanted_entries(claim, self.pools, now, prepared)
         for node in sorted({p.node for p in self.pools.values()}):
             ours = {key for key, pool in self.pools.items() if pool.node == node}
             mine = {k: v for k, v in wanted.items() if (k[0], k[1]) in ours}
