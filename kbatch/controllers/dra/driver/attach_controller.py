@@ -21,6 +21,7 @@ from kbatch.apiserver.controller_accounts import ensure_controller_account
 from kbatch.apiserver.identities import component_user
 from kbatch.controllers.dra.driver.attach import AttachPool, attach_entries
 from kbatch.controllers.dra.driver.entries import entry_key, merged
+from kbatch.controllers.dra.driver.queueing import claims_of_pool, results
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
 from kbatch.sim.devices import ATTACH_DELAY_ANNOTATION, ATTACH_RESULT_ANNOTATION
@@ -54,7 +55,7 @@ class DriverAttach:
         """An allocated claim with a device of an attaching pool (none while no pool attaches)."""
         if not self.pools:
             return []
-        if any((r.driver, r.pool) in self.pools for r in _results(claim)):
+        if any((r.driver, r.pool) in self.pools for r in results(claim)):
             return [Request(claim.metadata.namespace or "", claim.metadata.name or "")]
         return []
 
@@ -66,11 +67,7 @@ class DriverAttach:
         if not attaching and key not in self.pools:
             return []
         self.pools = self._attaching_pools()
-        out = set()
-        for claim in self.ctx.cache.list(ResourceClaim):
-            if any((r.driver, r.pool) == key for r in _results(claim)):
-                out.add(Request(claim.metadata.namespace or "", claim.metadata.name or ""))
-        return sorted(out)
+        return claims_of_pool(self.ctx.cache, key)
 
     def _attaching_pools(self) -> dict[tuple[str, str], AttachPool]:
         pools: dict[tuple[str, str], AttachPool] = {}
@@ -123,18 +120,12 @@ class DriverAttach:
             for key in [k for k in self.first_seen if k[0] == uid]:
                 del self.first_seen[key]
             return None
-        devices = tuple(sorted(entry_key(_result_key(r)) for r in _results(claim)))
+        devices = tuple(sorted(entry_key(_result_key(r)) for r in results(claim)))
         return self.first_seen.setdefault((uid, devices), now)
 
 
 def _result_key(result: Any) -> dict[str, Any]:
     return {"driver": result.driver, "pool": result.pool, "device": result.device, "shareID": result.share_id}
-
-
-def _results(claim: ResourceClaim) -> list[Any]:
-    allocation = claim.status.allocation if claim.status is not None else None
-    devices = allocation.devices if allocation is not None else None
-    return list(devices.results or ()) if devices is not None else []
 
 
 def _delay(value: str | None) -> float:

@@ -13,6 +13,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.apiserver.client import Client
 from kbatch.controllers.dra.driver.prepared import pod_claim_names, prepared_nodes
+from kbatch.controllers.dra.driver.queueing import claims_of_pool, results
 from kbatch.controllers.dra.driver.status import DriverPool, entry_key, merged, wanted_entries
 from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.runtime.context import ControllerContext
@@ -34,11 +35,8 @@ class DriverStatus:
         """A claim that holds, or held, devices of a reporting pool (none while no pool reports)."""
         if not self.pools:
             return []
-        status = claim.status
-        results = (status.allocation.devices.results or ()) if status and status.allocation and \
-            status.allocation.devices else ()
-        entries = (status.devices or ()) if status is not None else ()
-        if any((r.driver, r.pool) in self.pools for r in (*results, *entries)):
+        entries = (claim.status.devices or ()) if claim.status is not None else ()
+        if any((r.driver, r.pool) in self.pools for r in (*results(claim), *entries)):
             return [Request(claim.metadata.namespace or "", claim.metadata.name or "")]
         return []
 
@@ -60,13 +58,7 @@ class DriverStatus:
             return []
         self.pools = self._reporting_pools()
         self.nodes = frozenset(pool.node for pool in self.pools.values())
-        out = set()
-        for claim in self.ctx.cache.list(ResourceClaim):
-            allocation = claim.status.allocation if claim.status else None
-            results = allocation.devices.results if allocation and allocation.devices else None
-            if any((r.driver, r.pool) == key for r in results or ()):
-                out.add(Request(claim.metadata.namespace or "", claim.metadata.name or ""))
-        return sorted(out)
+        return claims_of_pool(self.ctx.cache, key)
 
     def _reporting_pools(self) -> dict[tuple[str, str], DriverPool]:
         pools: dict[tuple[str, str], DriverPool] = {}
