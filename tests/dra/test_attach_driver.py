@@ -118,7 +118,15 @@ def test_a_failed_attachment_deallocates_the_claim_and_reschedules() -> None:
 
 
 def test_the_attachment_is_written_by_the_drivers_service_account() -> None:
+    """As ``kube-system/dra-attach-controller``, made when it first writes (not at start: a cluster
+    without attaching drivers has no such account, and its bootstrap writes stay as they were)."""
+    from kbatch.api.core_v1 import ServiceAccount
+
+    def accounts() -> list[str]:
+        return [a.metadata.name or "" for a in cp.client.list(ServiceAccount, "kube-system").items]
+
     cp = cluster(attaching(delay=5, status=False))
+    assert "dra-attach-controller" not in accounts()
     seen: set[tuple[str, str]] = set()
 
     def hook(req: AdmissionRequest) -> None:
@@ -130,6 +138,7 @@ def test_the_attachment_is_written_by_the_drivers_service_account() -> None:
     cp.client.create(gpu_pod("p"))
     cp.advance(12)
     assert seen == {("UPDATE", ATTACH_USER)}
+    assert "dra-attach-controller" in accounts()
 
 
 def test_devices_without_binding_conditions_bind_at_once() -> None:
