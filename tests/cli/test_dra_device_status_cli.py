@@ -1,7 +1,8 @@
-"""A simulated DRA driver reporting device status (KEP-4817) through the CLI, each command a
-separate process over one state directory: ``kbatch nodes add --gpu-driver D --device-status`` makes
-the node's driver write the claim's ``status.devices`` once the kubelet prepared the pod's claim; ``kbatch describe resourceclaim`` and ``get -o json`` show it. The flags without
-``--gpu-driver`` are a user error."""
+"""A simulated DRA driver reporting device status (KEP-4817) through the CLI, each command a separate
+process over one state directory: ``kbatch nodes add --gpu-driver D --device-status`` makes the
+node's driver write the claim's ``status.devices`` once the kubelet prepared the pod's claim;
+``kbatch describe resourceclaim`` and ``get -o json`` show it. The flags without ``--gpu-driver``
+are a user error."""
 
 from __future__ import annotations
 
