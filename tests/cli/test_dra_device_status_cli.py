@@ -40,5 +40,6 @@ def test_device_status_needs_a_driver(tmp_path: Path) -> None:
     cli = CliProcesses(tmp_path / "state")
     refused = cli.run("nodes", "add", "--device-status")
     assert refused.code != 0
-    assert "--device-status and --device-network need --gpu-driver" in refused.err
+    wanted = "--device-status, --device-network, --binding-conditions and --binds-to-node need --gpu-driver"
+    assert wanted in refused.err, refused.err
     assert "Traceback" not in refused.err
