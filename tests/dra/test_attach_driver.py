@@ -171,3 +171,48 @@ def test_merging_keeps_the_other_writers_conditions() -> None:
     unprepared = merged(prepared, {}, ours, kubelet)
     assert unprepared == [{**ident, "conditions": [attached]}]
     assert merged(unprepared, {}, ours, attach) == []
+
+
+def test_the_attachment_decision() -> None:
+    """:func:`attach_entries` rows: nothing for an unallocated claim, a device without binding
+    conditions or of a pool that does not attach; before the delay only when it is due; after it the
+    conditions (or the first failure condition), stamped when the delay ended; an allocation without
+    ``allocationTimestamp`` counts from when it was first seen."""
+    from datetime import UTC, datetime, timedelta
+
+    from kbatch.controllers.dra.driver.attach import AttachPool, attach_entries
+
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    pools = {("d.example.com", "n"): AttachPool("n", 10.0, False, frozenset({"a", "b", "f"})),
+             ("d.example.com", "bad"): AttachPool("bad", 10.0, True, frozenset({"a", "f"}))}
+
+    def claim(stamp: datetime | None, *results: dict[str, Any]) -> ResourceClaim:
+        allocation: dict[str, Any] = {"devices": {"results": list(results)}}
+        if stamp is not None:
+            allocation["allocationTimestamp"] = stamp.isoformat().replace("+00:00", "Z")
+        return ResourceClaim.model_validate({"metadata": {"name": "c", "namespace": "default"},
+                                             "spec": {"devices": {}}, "status": {"allocation": allocation}})
+
+    def result(pool: str, device: str, conditions: list[str] | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"request": "r", "driver": "d.example.com", "pool": pool, "device": device}
+        if conditions:
+            out |= {"bindingConditions": conditions, "bindingFailureConditions": ["f"]}
+        return out
+
+    unallocated = ResourceClaim.model_validate({"metadata": {"name": "c", "namespace": "default"},
+                                                "spec": {"devices": {}}})
+    assert attach_entries(unallocated, pools, t0).entries == {}
+    c = claim(t0, result("n", "g0", ["a", "b"]), result("n", "g1", None), result("other", "g2", ["a"]))
+    early = attach_entries(c, pools, t0 + timedelta(seconds=4))
+    assert early.entries == {} and early.next_due == t0 + timedelta(seconds=10)
+    done = attach_entries(c, pools, t0 + timedelta(seconds=30))
+    assert done.next_due is None and list(done.entries) == [("d.example.com", "n", "g0", "")]
+    [entry] = done.entries.values()
+    assert [(x["type"], x["status"], x["reason"], x["lastTransitionTime"]) for x in entry["conditions"]] == [
+        ("a", "True", "Attached", "2026-01-01T00:00:10Z"), ("b", "True", "Attached", "2026-01-01T00:00:10Z")]
+    failed = attach_entries(claim(t0, result("bad", "g0", ["a"])), pools, t0 + timedelta(seconds=10))
+    [entry] = failed.entries.values()
+    assert [(x["type"], x["reason"]) for x in entry["conditions"]] == [("f", "AttachFailed")]
+    unstamped = claim(None, result("n", "g0", ["a"]))
+    assert attach_entries(unstamped, pools, t0 + timedelta(seconds=5), started=t0).next_due == \
+        t0 + timedelta(seconds=10)
