@@ -54,6 +54,12 @@ def test_a_failed_attachment_deallocates_the_claim(tmp_path: Path) -> None:
         'node-0 failed"' in events, events
     assert "deallocation of ResourceClaim completed" in events, events
     assert "Pending" in cli.run("get", "pod", "attached-trainer").out
+    # rescheduled: the next attempt allocated anew and waits again for the (again failing) attachment
+    listed = json.loads(cli.run("get", "events", "-o", "json").out)["items"]
+    waits = [e for e in listed if e["reason"] == "BindingConditionsPending"]
+    assert sum(e.get("count", 1) for e in waits) >= 2, waits
+    claim = _claim(cli)
+    assert claim["status"]["allocation"]["allocationTimestamp"] != "2025-01-01T00:00:00Z"
 
 
 def test_bad_binding_flags_are_refused_before_anything_is_created(tmp_path: Path) -> None:
