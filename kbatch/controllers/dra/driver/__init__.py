@@ -20,6 +20,7 @@ from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.controllers.dra.driver.attach_controller import DriverAttach
 from kbatch.controllers.dra.driver.controller import DriverStatus
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.handler import new_object_only
 
 __all__ = ["DriverAttach", "DriverStatus", "setup", "setup_attach"]
 
@@ -31,7 +32,7 @@ def setup(ctx: ControllerContext) -> DriverStatus:
         .describe("simulated DRA drivers report the devices they prepared in ResourceClaim status.devices")
         .watches(ResourceSlice, controller.slice_claims)
         .watches(ResourceClaim, controller.claim_request)
-        .watches(Pod, controller.pod_claims)
+        .watches(Pod, new_object_only(controller.pod_claims))  # a pod keeps its node: the new one says
         .complete(controller)
     )
     return controller
