@@ -74,14 +74,40 @@ def _device_template(dra: Obj) -> DeviceTemplate:
                                   model=str(dra.get("model", "A100")), memory=str(dra.get("memory", "80Gi")),
                                   partitions=int(dra.get("partitions", 0)),
                                   device_status=bool(dra.get("deviceStatus", False)),
-                                  network=bool(dra.get("network", False)))
+                                  network=bool(dra.get("network", False)),
+                                  binding_conditions=_names(dra.get("bindingConditions")),
+                                  binding_failure_conditions=_names(dra.get("bindingFailureConditions")),
+                                  binds_to_node=bool(dra.get("bindsToNode", False)),
+                                  attach_delay=float(dra.get("attachDelay", 10.0)),
+                                  attach_fails=bool(dra.get("attachFails", False)))
         Quantity(template.memory)
     except (KeyError, TypeError, ValueError) as err:
         raise BadRequest(f"invalid DRA device template: {err}") from None
+    if template.attach_delay < 0:
+        raise BadRequest(f"--attach-delay must not be negative, got {template.attach_delay:g}s")
+    _binding_conditions(template)
     if not 0 < template.count <= 64 or not 0 <= template.partitions <= 7:
         raise BadRequest("--gpu must be 1..64 and --gpu-partitions 0..7 with --gpu-driver (a ResourceSlice "
                          "holds at most 64 devices that consume counters)")
     return template
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise TypeError("condition names must be a list")
+    return tuple(str(name) for name in value or ())
+
+
+def _binding_conditions(template: DeviceTemplate) -> None:
+    """Refuse condition names the slices' validation would refuse, before any node is created (the
+    ResourceSlice rules: qualified names, at most 4 each, no duplicates or overlap)."""
+    from kbatch.api.strategies.resource.slice_validation import validate_binding_conditions
+
+    conditions, failures = list(template.binding_conditions), list(template.failure_conditions())
+    errs = validate_binding_conditions(conditions, failures, "")
+    if errs:
+        raise BadRequest("invalid --binding-conditions/--binding-failure-conditions: "
+                         + "; ".join(str(e) for e in errs))
 
 
 def _capacity(name: str, value: Any) -> None:

@@ -19,6 +19,15 @@ network interfaces ``nic-<i>`` whose entries carry ``networkData``. The slices s
 annotations :data:`DEVICE_STATUS_ANNOTATION` and :data:`NETWORK_ANNOTATION` (``"true"``), which is
 how the simulated driver finds its configuration again after a restart.
 
+With ``binding_conditions`` (KEP-5007, device binding conditions) every device publishes them, with
+``binding_failure_conditions`` (default ``attach-failed``; upstream validation requires both or
+neither) and, with ``binds_to_node``, ``bindsToNode: true``: a fabric device the driver attaches to
+the node after the scheduler allocated it. The driver's attachment controller
+(:mod:`kbatch.controllers.dra.driver.attach`) sets every binding condition ``True`` in the claim's
+``status.devices`` ``attach_delay`` virtual seconds after the allocation, or, with ``attach_fails``,
+the first failure condition. The slices record this in :data:`ATTACH_DELAY_ANNOTATION` and
+:data:`ATTACH_RESULT_ANNOTATION`.
+
 Default nodes publish nothing.
 """
 
@@ -30,11 +39,22 @@ from typing import Any
 
 from kbatch.api.quantity import Quantity
 
-__all__ = ["DEVICE_STATUS_ANNOTATION", "NETWORK_ANNOTATION", "DeviceTemplate", "slice_manifests"]
+__all__ = [
+    "ATTACH_DELAY_ANNOTATION",
+    "ATTACH_RESULT_ANNOTATION",
+    "DEFAULT_FAILURE_CONDITION",
+    "DEVICE_STATUS_ANNOTATION",
+    "NETWORK_ANNOTATION",
+    "DeviceTemplate",
+    "slice_manifests",
+]
 
 DRIVER_VERSION = "1.0.0"
 DEVICE_STATUS_ANNOTATION = "dra.kbatch.io/device-status"
 NETWORK_ANNOTATION = "dra.kbatch.io/network-devices"
+ATTACH_DELAY_ANNOTATION = "dra.kbatch.io/attach-delay-seconds"
+ATTACH_RESULT_ANNOTATION = "dra.kbatch.io/attach-result"  # "Attached" or "Failed"
+DEFAULT_FAILURE_CONDITION = "attach-failed"
 
 
 @dataclass(frozen=True)
@@ -47,6 +67,17 @@ class DeviceTemplate:
     prefix: str = ""  # "gpu", or "nic" for network devices
     device_status: bool = False  # the driver writes status.devices of the claims it prepares
     network: bool = False  # network interfaces: their status entries carry networkData
+    binding_conditions: tuple[str, ...] = ()  # KEP-5007: the devices wait for these before binding
+    binding_failure_conditions: tuple[str, ...] = ()  # default (DEFAULT_FAILURE_CONDITION,)
+    binds_to_node: bool = False
+    attach_delay: float = 10.0  # virtual seconds from the allocation to the attachment's outcome
+    attach_fails: bool = False  # the attachment fails: the first failure condition is set True
+
+    def failure_conditions(self) -> tuple[str, ...]:
+        """The devices' ``bindingFailureConditions`` (none without binding conditions)."""
+        if not self.binding_conditions:
+            return ()
+        return self.binding_failure_conditions or (DEFAULT_FAILURE_CONDITION,)
 
     def device_name(self, index: int) -> str:
         return f"{self.prefix or ('nic' if self.network else 'gpu')}-{index}"
@@ -58,6 +89,9 @@ class DeviceTemplate:
             out[DEVICE_STATUS_ANNOTATION] = "true"
             if self.network:
                 out[NETWORK_ANNOTATION] = "true"
+        if self.binding_conditions:
+            out[ATTACH_DELAY_ANNOTATION] = f"{self.attach_delay:g}"
+            out[ATTACH_RESULT_ANNOTATION] = "Failed" if self.attach_fails else "Attached"
         return out or None
 
 
@@ -77,6 +111,11 @@ def _device(
         },
         "capacity": {"memory": {"value": str(memory)}},
     }
+    if template.binding_conditions:
+        device["bindingConditions"] = list(template.binding_conditions)
+        device["bindingFailureConditions"] = list(template.failure_conditions())
+    if template.binds_to_node:
+        device["bindsToNode"] = True
     if counters:
         device["consumesCounters"] = [
             {

@@ -1,8 +1,8 @@
-"""A simulated DRA driver reporting device status (KEP-4817) through the CLI, each command a
-separate process over one state directory: ``kbatch nodes add --gpu-driver D --device-status`` makes
-the node's driver write the claim's ``status.devices`` once the pod's claim is allocated and
-reserved; ``kbatch describe resourceclaim`` and ``get -o json`` show it. The flags without
-``--gpu-driver`` are a user error."""
+"""A simulated DRA driver reporting device status (KEP-4817) through the CLI, each command a separate
+process over one state directory: ``kbatch nodes add --gpu-driver D --device-status`` makes the
+node's driver write the claim's ``status.devices`` once the kubelet prepared the pod's claim;
+``kbatch describe resourceclaim`` and ``get -o json`` show it. The flags without ``--gpu-driver``
+are a user error."""
 
 from __future__ import annotations
 
@@ -40,5 +40,6 @@ def test_device_status_needs_a_driver(tmp_path: Path) -> None:
     cli = CliProcesses(tmp_path / "state")
     refused = cli.run("nodes", "add", "--device-status")
     assert refused.code != 0
-    assert "--device-status and --device-network need --gpu-driver" in refused.err
+    wanted = "--device-status, --device-network, --binding-conditions and --binds-to-node need --gpu-driver"
+    assert wanted in refused.err, refused.err
     assert "Traceback" not in refused.err

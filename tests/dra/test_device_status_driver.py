@@ -1,7 +1,9 @@
 """A simulated DRA driver reporting device status (KEP-4817, ``DRAResourceClaimDeviceStatus``, GA in
-1.37): nodes added with ``DeviceTemplate(device_status=True)`` have their driver write each allocated
-and reserved device's ``status.devices`` entry (``Ready``, ``data``, ``networkData`` for network
-devices) as ``system:node:<node>``, and take it out when the claim is no longer reserved; drivers
+1.37): nodes added with ``DeviceTemplate(device_status=True)`` have their driver write each device's
+``status.devices`` entry (``Ready``, ``data``, ``networkData`` for network devices) as
+``system:node:<node>`` once the node's kubelet prepared the claim for a bound pod, and take it out
+when it is unprepared (no running pod on the node uses it; ``test_attach_driver.py``: nothing while
+the scheduler's PreBind waits with the claim reserved); drivers
 without it write nothing. The API server's validation of the entries (upstream
 ``validateDeviceStatus`` / ``validateNetworkDeviceData``): Kubernetes-style field errors, no partial
 write."""
@@ -186,8 +188,8 @@ def test_invalid_entries_are_refused_with_field_paths(change: dict[str, Any], wa
 def test_the_entries_are_exactly_the_reserved_claims_devices(steps: list[tuple[str, int]],
                                                              network: bool) -> None:
     """After any mix of pods created and deleted (two nodes, two devices each), once things settle:
-    a claim has one driver entry per allocated device when it is reserved, none otherwise, and
-    every entry names an allocated device."""
+    a claim has one driver entry per allocated device when it is reserved (its pod bound and
+    prepared), none otherwise, and every entry names an allocated device."""
     cp = cluster(network=network, nodes=2)
     for action, i in steps:
         name = f"p{i}"

@@ -192,3 +192,39 @@ def test_a_failed_gang_holds_no_allocation_unless_a_member_is_bound(
     bound = [p for p in cp.client.list(Pod, "default").items if p.spec.node_name]
     if allocated_node(claim(cp)) is not None:
         assert bound, "the claim is allocated but no member of the group is bound"
+
+
+def test_the_group_postfilter_reports_the_claims_it_freed() -> None:
+    """Upstream ``PodGroupPostFilter`` (kubernetes/kubernetes#140535) answers ``Unschedulable``
+    "deallocation and deletion of ResourceClaims completed" once it freed claims; the reason joins
+    the failed group's message (its ``PodGroupInitiallyScheduled`` condition), as the pod-level
+    PostFilter's "deallocation of ResourceClaim completed" joins a pod's. Here the group's claim was
+    left allocated on a node that is now cordoned, reserved for nobody; the group's first cycle
+    fails, frees it, and the next one allocates on the other node."""
+    from kbatch.api.scheduling_v1beta1 import PodGroup
+    from kbatch.apiserver.admission import AdmissionRequest
+
+    cp = cluster(nodes=2, gpus=1, gates=ON)
+    messages: list[str] = []
+
+    def hook(req: AdmissionRequest) -> None:
+        if isinstance(req.obj, PodGroup) and req.obj.status is not None:
+            messages.extend(c.message or "" for c in req.obj.status.conditions or () if c.status == "False")
+
+    cp.server.admission.add_validating(None, hook)
+    shared_claim(cp, "shared")
+    body = claim(cp).to_dict()
+    body["status"] = {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-0",
+                                 "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}
+    cp.client.update_status(ResourceClaim.model_validate(body))
+    cordon(cp, "node-0")
+    cp.client.create(pod_group(min_count=1, claims=[{"name": "gpu", "resourceClaimName": "shared"}]))
+    cp.client.create(member("first"))
+    cp.advance(3)
+    assert messages == ["pod group is unschedulable, minCount (1) cannot be satisfied: 0 scheduled, "
+                        "0 remaining, deallocation and deletion of ResourceClaims completed"]
+    assert allocated_node(claim(cp)) == "node-1" and reserved(claim(cp)) == ["g"]
+    assert cp.client.get(Pod, "first", "default").spec.node_name == "node-1"

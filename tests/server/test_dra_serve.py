@@ -109,3 +109,39 @@ def test_kubectl_shows_the_device_status_a_driver_wrote(served: Any) -> None:
         assert line in text, text
     described = _kubectl(served, "describe", "resourceclaim", name)
     assert "Network Data" in described and "Ready" in described, described
+
+
+FABRIC_EXAMPLE = EXAMPLE.parent / "fabric-gpu-pod.yaml"
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed on this machine")
+def test_kubectl_shows_the_binding_conditions_a_driver_set(served: Any) -> None:
+    """A node whose simulated driver attaches its devices (KEP-5007 binding conditions): the pod waits
+    while the claim is reserved; once the attach delay has passed, ``kubectl get -o yaml`` shows the
+    device's ``attached`` condition and the pod runs."""
+    dra = {"driver": "fabric.example.com", "count": 2, "bindingConditions": ["attached"],
+           "attachDelay": 12}
+    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add",
+                       json={"count": 1, "prefix": "fabric", "dra": dra}, timeout=30)
+    assert reply.status_code == 200, reply.text
+    assert "created" in _kubectl(served, "apply", "-f", str(FABRIC_EXAMPLE))
+
+    def advance(seconds: str) -> None:
+        moved = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": seconds},
+                           timeout=30)
+        assert moved.status_code == 200, moved.text
+
+    advance("8s")
+    pod = json.loads(_kubectl(served, "get", "pod", "attached-trainer", "-o", "json"))
+    assert not pod["spec"].get("nodeName")
+    events = _kubectl(served, "get", "events", "--field-selector", "involvedObject.name=attached-trainer")
+    assert "BindingConditionsPending" in events, events
+    advance("10s")
+    claims = json.loads(_kubectl(served, "get", "resourceclaims", "-o", "json"))["items"]
+    [name] = [c["metadata"]["name"] for c in claims if c["metadata"]["name"].startswith("attached-trainer-")]
+    text = _kubectl(served, "get", "resourceclaim", name, "-o", "yaml")
+    for line in ("bindingConditions:", "- attached", "bindingFailureConditions:", "- attach-failed",
+                 "type: attached", "reason: Attached", "message: device attached to node fabric-0"):
+        assert line in text, text
+    phase = _kubectl(served, "get", "pod", "attached-trainer", "-o", "jsonpath={.status.phase}")
+    assert phase == "Running"

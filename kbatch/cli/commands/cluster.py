@@ -77,6 +77,21 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
               device_network: bool = typer.Option(
                   False, "--device-network", help="With --gpu-driver: the devices are network interfaces "
                   "(nic-<i>); with --device-status their entries carry networkData."),
+              binding_conditions: str | None = typer.Option(
+                  None, "--binding-conditions", help="With --gpu-driver: the devices publish these "
+                  "bindingConditions (COND[,COND]; KEP-5007): the scheduler binds a pod only once the "
+                  "driver has set them True after --attach-delay."),
+              binding_failure_conditions: str | None = typer.Option(
+                  None, "--binding-failure-conditions", help="With --binding-conditions: the devices' "
+                  "bindingFailureConditions (default attach-failed)."),
+              attach_delay: str = typer.Option(
+                  "10s", "--attach-delay", help="With --binding-conditions: virtual time from the "
+                  "allocation until the driver reports the attachment."),
+              attach_fail: bool = typer.Option(
+                  False, "--attach-fail", help="With --binding-conditions: the attachments fail (the "
+                  "driver sets the first failure condition True; the pod is rescheduled)."),
+              binds_to_node: bool = typer.Option(
+                  False, "--binds-to-node", help="With --gpu-driver: the devices publish bindsToNode."),
               runtime_handler: list[str] | None = typer.Option(
                   None, "--runtime-handler", help="A CRI handler the node reports in "
                   "status.runtimeHandlers (repeatable; \"\" is the default). Without it a node runs every "
@@ -93,12 +108,30 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
         args["runtimeHandlers"] = list(runtime_handler)
     if gpu_driver:
         args["dra"] = {"driver": gpu_driver, "count": gpu or 8, "model": gpu_model, "memory": gpu_memory,
-                       "partitions": gpu_partitions, "deviceStatus": device_status, "network": device_network}
-    elif device_status or device_network:
-        raise UserError("--device-status and --device-network need --gpu-driver")
+                       "partitions": gpu_partitions, "deviceStatus": device_status, "network": device_network,
+                       **_binding_args(binding_conditions, binding_failure_conditions, attach_delay,
+                                       attach_fail, binds_to_node)}
+    elif device_status or device_network or binding_conditions or binds_to_node:
+        raise UserError("--device-status, --device-network, --binding-conditions and --binds-to-node need "
+                        "--gpu-driver")
     out = _act(ctx, "nodes-add", args)
     for name in out.get("nodes", []):
         typer.echo(f"node/{name} created")
+
+
+def _binding_args(conditions: str | None, failures: str | None, delay: str, fail: bool,
+                  binds_to_node: bool) -> dict[str, object]:
+    """``nodes add``'s binding-condition flags as the action's ``dra`` fields (KEP-5007)."""
+    def names(text: str | None) -> list[str]:
+        return [name.strip() for name in (text or "").split(",") if name.strip()]
+
+    if not conditions and (failures or fail):
+        raise UserError("--binding-failure-conditions and --attach-fail need --binding-conditions")
+    out: dict[str, object] = {"bindsToNode": binds_to_node}
+    if conditions:
+        out |= {"bindingConditions": names(conditions), "bindingFailureConditions": names(failures),
+                "attachDelay": duration_option(delay, "--attach-delay"), "attachFails": fail}
+    return out
 
 
 @node_app.command("down")

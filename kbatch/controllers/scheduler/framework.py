@@ -244,11 +244,13 @@ class PostFilterPlugin(Protocol):
 class PodGroupPostFilterPlugin(Protocol):
     """PostFilter of a PodGroup's scheduling cycle (KEP-5729, "Deallocate"): the group (``namespace/
     name`` and its PodGroup object) failed as a whole, before workload-aware preemption looks for
-    victims; the plugin may free what the group holds."""
+    victims; the plugin may free what the group holds. Its ``Unschedulable`` status's reasons join the
+    group's (upstream ``PodGroupPostFilter`` returns ``(*PodGroupPostFilterResult, *Status)``);
+    ``None``: nothing to say."""
 
     name: str
 
-    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> None: ...
+    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> Status | None: ...
 
 
 @runtime_checkable

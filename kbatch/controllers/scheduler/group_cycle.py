@@ -162,7 +162,7 @@ class GroupCycle:
         if result.code != Code.SUCCESS:
             self.revert(result)
         if result.code == Code.UNSCHEDULABLE:
-            self._post_filter(key, pg, pods)
+            self._post_filter(key, pg, pods, result)
         if result.code == Code.UNSCHEDULABLE and self._preempt(GroupInfo(key, pg), pods, result, now):
             return  # step 7: the pods wait for their victims to go
         self.submit(pg, pods, result, now)
@@ -261,12 +261,16 @@ class GroupCycle:
         result.reverted = False
         return result
 
-    def _post_filter(self, key: str, pg: PodGroup, pods: list[PodInfo]) -> None:
+    def _post_filter(self, key: str, pg: PodGroup, pods: list[PodInfo], result: GroupResult) -> None:
         """The PodGroup cycle's PostFilter (KEP-5729 "Deallocate"): plugins free what the failed
-        group holds, before workload-aware preemption (DynamicResources precedes it, as per pod)."""
+        group holds, before workload-aware preemption (DynamicResources precedes it, as per pod);
+        their reasons join the group's message, as the pod-level PostFilter's do."""
         for plugin in self.scheduler.profiles[pods[0].scheduler_name].plugins.values():
             if isinstance(plugin, PodGroupPostFilterPlugin):
-                plugin.post_filter_pod_group(key, pg)
+                status = plugin.post_filter_pod_group(key, pg)
+                if status is not None and status.reasons:
+                    result.reasons = (*result.reasons, *status.reasons)
+                    result.message = group_message(result.reasons)
 
     def _preempt(self, group: GroupInfo, pods: list[PodInfo], result: GroupResult, now: float) -> bool:
         from kbatch.controllers.scheduler.group_preemption import preempt_for_group

@@ -4,8 +4,9 @@ KEP-4381, GA in Kubernetes 1.34), as of 1.37.
 Kinds: DeviceClass, ResourceSlice, DeviceTaintRule (cluster-scoped), ResourceClaim and
 ResourceClaimTemplate. Controllers: ``resourceclaim`` (kube-controller-manager's
 ``resource-claim-controller``: claims from templates, reservedFor clean-up, deallocation) and
-``device-taint-eviction`` (evicts pods using devices with NoExecute taints), and ``dra-driver``
-(kbatch's simulated drivers reporting device status, KEP-4817). Scheduler plugin:
+``device-taint-eviction`` (evicts pods using devices with NoExecute taints), ``dra-driver``
+(kbatch's simulated drivers reporting device status, KEP-4817) and ``dra-attach`` (their attachment
+controller setting binding conditions, KEP-5007). Scheduler plugin:
 ``DynamicResources`` in the default ``multiPoint`` set, just before DefaultPreemption (upstream
 ``default_plugins.go``: after InterPodAffinity, so its PostFilter runs before preemption's).
 Feature gates at their 1.37 stages and defaults (kubernetes/website feature-gate pages;
@@ -131,6 +132,13 @@ DRA = Family(
             "prepared in ResourceClaim status.devices, as each node's kubelet plugin",
             "kbatch.controllers.dra.driver:setup",
             source="kubelet",
+        ),
+        ControllerSpec(
+            "dra-attach",
+            "kbatch's simulated DRA drivers (nodes added with --binding-conditions) attach allocated "
+            "devices and set their binding conditions in ResourceClaim status.devices (KEP-5007)",
+            "kbatch.controllers.dra.driver:setup_attach",
+            source="dra-attach-controller",  # writes as kube-system/dra-attach-controller, made on first use
         ),
     ),
     scheduler_plugins=(

@@ -8,10 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.base import format_time
-from kbatch.api.core_v1 import Node
+from kbatch.api.core_v1 import Node, Pod
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.apiserver.client import Client
+from kbatch.controllers.dra.driver.prepared import pod_claim_names, prepared_nodes
+from kbatch.controllers.dra.driver.queueing import claims_of_pool, results
 from kbatch.controllers.dra.driver.status import DriverPool, entry_key, merged, wanted_entries
 from kbatch.controllers.kubelet.identity import NodeClients
 from kbatch.runtime.context import ControllerContext
@@ -26,19 +28,26 @@ class DriverStatus:
         self.ctx = ctx
         self.clients = NodeClients(ctx)
         self.pools: dict[tuple[str, str], DriverPool] = {}
+        self.nodes: frozenset[str] = frozenset()  # the nodes of the reporting pools
 
     # -- what an event queues ------------------------------------------------------------------------
     def claim_request(self, claim: ResourceClaim) -> list[Request]:
         """A claim that holds, or held, devices of a reporting pool (none while no pool reports)."""
         if not self.pools:
             return []
-        status = claim.status
-        results = (status.allocation.devices.results or ()) if status and status.allocation and \
-            status.allocation.devices else ()
-        entries = (status.devices or ()) if status is not None else ()
-        if any((r.driver, r.pool) in self.pools for r in (*results, *entries)):
+        entries = (claim.status.devices or ()) if claim.status is not None else ()
+        if any((r.driver, r.pool) in self.pools for r in (*results(claim), *entries)):
             return [Request(claim.metadata.namespace or "", claim.metadata.name or "")]
         return []
+
+    def pod_claims(self, pod: Pod) -> list[Request]:
+        """A pod bound to a node whose driver reports: its claims (the kubelet prepares or
+        unprepares them as the pod starts or ends). Nothing for other pods."""
+        node = pod.spec.node_name
+        if not node or node not in self.nodes:
+            return []
+        namespace = pod.metadata.namespace or ""
+        return [Request(namespace, name) for name in pod_claim_names(pod)]
 
     def slice_claims(self, slice_: ResourceSlice) -> list[Request]:
         """When the slice is (or was) a reporting pool's: re-read the reporting pools, and queue the
@@ -48,13 +57,8 @@ class DriverStatus:
         if not reporting and key not in self.pools:
             return []
         self.pools = self._reporting_pools()
-        out = set()
-        for claim in self.ctx.cache.list(ResourceClaim):
-            allocation = claim.status.allocation if claim.status else None
-            results = allocation.devices.results if allocation and allocation.devices else None
-            if any((r.driver, r.pool) == key for r in results or ()):
-                out.add(Request(claim.metadata.namespace or "", claim.metadata.name or ""))
-        return sorted(out)
+        self.nodes = frozenset(pool.node for pool in self.pools.values())
+        return claims_of_pool(self.ctx.cache, key)
 
     def _reporting_pools(self) -> dict[tuple[str, str], DriverPool]:
         pools: dict[tuple[str, str], DriverPool] = {}
@@ -91,7 +95,8 @@ class DriverStatus:
         except NotFound:
             return
         now = format_time(self.ctx.clock.now_datetime())
-        wanted = wanted_entries(claim, self.pools, now)
+        prepared = prepared_nodes(self.ctx.cache, claim, self.nodes)
+        wanted = wanted_entries(claim, self.pools, now, prepared)
         for node in sorted({p.node for p in self.pools.values()}):
             ours = {key for key, pool in self.pools.items() if pool.node == node}
             mine = {k: v for k, v in wanted.items() if (k[0], k[1]) in ours}

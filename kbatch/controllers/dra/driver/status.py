@@ -3,33 +3,42 @@
 ``k8s.io/api/resource/v1/types.go``, 1.37): a pure decision, :func:`wanted_entries`, and the merge
 into the claim's list, :func:`merged`.
 
-A driver reports the devices it prepared: the allocated devices of its pools (on its node) while the
-claim is reserved for some consumer (kbatch's kubelet prepares a claim for a pod only once it is
-reserved for it). Each entry gets the condition ``Ready`` (``True``, reason ``DevicePrepared``; the
-API's documentation: "If the device has been configured according to the class and claim config
+A driver reports the devices it prepared: the allocated devices of its pools while the node's
+kubelet has the claim prepared for a pod (upstream the kubelet calls the driver's
+``NodePrepareResources`` when it admits a pod bound to the node that uses the claim, and
+``NodeUnprepareResources`` once no pod on the node uses it any more:
+``pkg/kubelet/cm/dra/manager.go``; the kubelet plugin helper
+``k8s.io/dynamic-resource-allocation/kubeletplugin`` hands both to the driver, which reports what it
+prepared). Each entry gets the condition ``Ready`` (``True``, reason ``DevicePrepared``; the API's
+documentation: "If the device has been configured according to the class and claim config
 references, the `Ready` condition should be True"), ``data`` (the driver's own description of the
 device: its model, its UUID, the driver's version, as the example driver's GPUs carry) and, for
 network devices, ``networkData``: the interface name, an address on the device's network (one /24
 per interface index, ``10.200.<index>.0/24``, the node's host number from its InternalIP) and a
 locally administered MAC address derived from the node and device names. Entries of other drivers,
-or of other pools, are left as they are; an entry of the driver's that it no longer reports (the
-claim lost its last consumer: upstream's ``NodeUnprepareResources``) is removed. Deallocation clears
-``status.devices`` with the allocation (the resourceclaim controller's and the scheduler's writes).
+or of other pools, are left as they are, and so are conditions other writers set in the driver's
+entries (binding conditions, KEP-5007; :mod:`.entries`); the driver's part of an entry it no longer
+reports (unprepared) is removed. Deallocation clears ``status.devices`` with the allocation (the
+resourceclaim controller's and the scheduler's writes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DriverPool", "entry_key", "merged", "wanted_entries"]
+from kbatch.controllers.dra.driver.entries import Owner, entry_key
+from kbatch.controllers.dra.driver.entries import merged as merge_entries
+
+__all__ = ["OWNER", "DriverPool", "entry_key", "merged", "wanted_entries"]
 
 READY, PREPARED = "Ready", "DevicePrepared"
 NETWORK_PREFIX = "10.200"
 _NAMESPACE = uuid.UUID("6f2a0e4c-5b1d-4c1e-9a57-4b8d3f0c2a11")  # kbatch's, for deterministic UUIDs
+OWNER = Owner(frozenset({READY}), frozenset({"data", "networkData"}))  # the kubelet plugin's part
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,22 +52,19 @@ class DriverPool:
     attributes: Mapping[str, Mapping[str, Any]]
 
 
-def entry_key(entry: Mapping[str, Any]) -> tuple[str, str, str, str]:
-    get = entry.get
-    return (get("driver", ""), get("pool", ""), get("device", ""), get("shareID") or "")
-
-
-def wanted_entries(claim: Any, pools: Mapping[tuple[str, str], DriverPool], now: str) -> dict[tuple, dict]:
+def wanted_entries(claim: Any, pools: Mapping[tuple[str, str], DriverPool], now: str,
+                   prepared: Collection[str]) -> dict[tuple, dict]:
     """The entries the pools' drivers report for the claim, by :func:`entry_key`, in allocation
-    order; none when it is not allocated or reserved for nobody."""
+    order: the devices of pools on the nodes in ``prepared`` (where the kubelet prepared the claim
+    for a pod); none when it is not allocated."""
     status = claim.status
     allocation = status.allocation if status is not None else None
-    if allocation is None or not status.reserved_for or allocation.devices is None:
+    if allocation is None or allocation.devices is None or not prepared:
         return {}
     out: dict[tuple, dict] = {}
     for result in allocation.devices.results or ():
         pool = pools.get((result.driver, result.pool))
-        if pool is None:
+        if pool is None or pool.node not in prepared:
             continue
         entry = _entry(result, pool, now)
         out[entry_key(entry)] = entry
@@ -91,40 +97,9 @@ def _entry(result: Any, pool: DriverPool, now: str) -> dict[str, Any]:
     return entry
 
 
-def _same(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    """Equal but for the conditions' transition times (a condition that did not change keeps its
-    time, as apimachinery's ``SetStatusCondition``)."""
-    def strip(entry: Mapping[str, Any]) -> dict[str, Any]:
-        conditions = [{k: v for k, v in c.items() if k != "lastTransitionTime"}
-                      for c in entry.get("conditions") or ()]
-        return {**entry, "conditions": conditions}
-    return strip(old) == strip(new)
-
-
 def merged(current: Sequence[Mapping[str, Any]], wanted: Mapping[tuple, dict],
-           ours: set[tuple[str, str]]) -> list[dict[str, Any]] | None:
-    """``status.devices`` with the drivers' entries as ``wanted`` (``ours``: the (driver, pool) pairs
-    they report for), others kept in place; None when nothing changes."""
-    out: list[dict[str, Any]] = []
-    seen: set[tuple] = set()
-    changed = False
-    for entry in current:
-        key = entry_key(entry)
-        if (key[0], key[1]) not in ours:
-            out.append(dict(entry))
-            continue
-        new = wanted.get(key)
-        if new is None:
-            changed = True  # unprepared: the driver takes its entry out
-            continue
-        seen.add(key)
-        if _same(entry, new):
-            out.append(dict(entry))
-        else:
-            out.append(new)
-            changed = True
-    for key, new in wanted.items():
-        if key not in seen:
-            out.append(new)
-            changed = True
-    return out if changed else None
+           ours: Collection[tuple[str, str]]) -> list[dict[str, Any]] | None:
+    """``status.devices`` with the kubelet plugins' part (``Ready``, ``data``, ``networkData``) of the
+    entries of their (driver, pool) pairs ``ours`` as ``wanted``; other drivers' entries, and the
+    conditions others set in ours (binding conditions), stay; None when nothing changes."""
+    return merge_entries(current, wanted, ours, OWNER)

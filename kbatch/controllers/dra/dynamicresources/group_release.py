@@ -13,6 +13,9 @@ kubernetes/enhancements ``keps/sig-scheduling/5729-resourceclaim-support-for-wor
   the group is scheduled. The KEP puts no "unavailable on some node" condition on it, unlike the
   pod-level PostFilter: a gang that failed holds no devices afterwards. kbatch adds the "no member
   scheduled" guard of Unreserve, so that devices a running member uses are never taken from it.
+  When it freed a claim its status is upstream's ``Unschedulable`` "deallocation and deletion of
+  ResourceClaims completed" (:data:`GROUP_RELEASED`), whose reason the group cycle adds to the group's
+  message, as the pod-level PostFilter's "deallocation of ResourceClaim completed" joins a pod's.
 
 The functions here decide; the plugin writes.
 """
@@ -25,7 +28,11 @@ from kbatch.api.resource_v1 import ResourceClaim, ResourceClaimConsumerReference
 from kbatch.api.scheduling_v1beta1 import PodGroup
 from kbatch.controllers.dra.podclaims import NOT_CREATED, claim_name
 
-__all__ = ["group_claim_names", "holds_group", "only_for_group"]
+__all__ = ["GROUP_RELEASED", "group_claim_names", "holds_group", "only_for_group"]
+
+# upstream ``PodGroupPostFilter``'s Unschedulable status (kubernetes/kubernetes#140535, "Add
+# PodGroupPostFilter for DRA", 1.37: ``dynamicresources.go``), its reason after the group's
+GROUP_RELEASED = "deallocation and deletion of ResourceClaims completed"
 
 
 def group_claim_names(pod_group: PodGroup) -> list[str]:

@@ -104,6 +104,7 @@ from kbatch.controllers.dra.dynamicresources.extended_claim import (
 )
 from kbatch.controllers.dra.dynamicresources.extended_totals import device_totals
 from kbatch.controllers.dra.dynamicresources.group_release import (
+    GROUP_RELEASED,
     group_claim_names,
     holds_group,
     only_for_group,
@@ -712,13 +713,15 @@ class DynamicResources:
         return services.pod_group_scheduled(group_key) if services is not None else []
 
     # -- PostFilter of a PodGroup cycle (KEP-5729) -----------------------------------------------
-    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> None:
+    def post_filter_pod_group(self, group_key: str, pod_group: PodGroup) -> Status | None:
         """The group failed: deallocate and unreserve each of its claims reserved only for it or for
         nobody, when no member is scheduled (:mod:`.group_release`); a failed write is left for the
-        next failure, as the pod-level PostFilter's."""
+        next failure, as the pod-level PostFilter's. Once a claim was freed, upstream's status
+        (:data:`.group_release.GROUP_RELEASED`), whose reason joins the group's message."""
         if not self.groups or self._scheduled_members(group_key):
-            return
+            return None
         namespace, uid = pod_group.metadata.namespace or "", pod_group.metadata.uid or ""
+        freed = False
         for name in group_claim_names(pod_group):
             claim = self.world.claim(namespace, name)
             if claim is None or claim.metadata.deletion_timestamp is not None:
@@ -727,6 +730,8 @@ class DynamicResources:
                 continue
             with contextlib.suppress(StatusError):
                 act(self.handle.client, Action("deallocate", claim))
+                freed = True
+        return Status(Code.UNSCHEDULABLE, (GROUP_RELEASED,), NAME) if freed else None
 
     def _release(self, client: Any, claim: Any, consumer_uid: str) -> None:
         """Remove the consumer (a pod, or a PodGroup) from the claim's ``reservedFor`` (upstream: a
