@@ -29,7 +29,7 @@ from kbatch.sim.shell_scan import region_end
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
-_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([?#0-9])")
+_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([?#0-9$!-])")
 _ALL = re.compile(r"[@*]|\{[@*]\}")  # ``$@``, ``$*``, ``${@}``, ``${*}``
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BLANKS = " \t\n"
@@ -225,27 +225,31 @@ def _braced(inner: str, scope: MutableMapping[str, str], status: int, substitute
     return value, produced
 
 
-def dequote(text: str, as_pattern: bool = False) -> str:
+def dequote(text: str, as_pattern: bool = False, escape: bool = False) -> str:
     """Quote removal (2.6.7) of one word expanded with ``fields=True``: its quotes and escaping
     backslashes go. ``as_pattern``: the quoted or escaped characters of a ``case`` pattern match
-    literally (2.13.1), so a quoted ``*``, ``?`` or ``[`` becomes a bracket expression."""
+    literally (2.13.1), so a quoted ``*``, ``?`` or ``[`` becomes a bracket expression.
+    ``escape``: each quoted or escaped character backslashed instead (bash's trace of a ``[[``
+    pattern, ``quote_string_for_globbing``)."""
     out: list[str] = []
     pos, quote = 0, ""
     while pos < len(text):
         ch = text[pos]
         if (quote == "'" and ch != "'") or (quote == '"' and ch not in '"\\'):
-            out.append(_literal(ch, as_pattern))
+            out.append(_literal(ch, as_pattern, escape))
         elif ch in "'\"" and (not quote or quote == ch):
             quote = "" if quote else ch
         elif ch == "\\" and pos + 1 < len(text):
             pos += 1
             kept = quote == '"' and text[pos] not in '"\\$`'  # inside "…" a backslash escapes only these
-            out.append(("\\" if kept else "") + _literal(text[pos], as_pattern))
+            out.append(("\\" if kept else "") + _literal(text[pos], as_pattern, escape))
         else:
             out.append(ch)
         pos += 1
     return "".join(out)
 
 
-def _literal(ch: str, as_pattern: bool) -> str:
+def _literal(ch: str, as_pattern: bool, escape: bool = False) -> str:
+    if escape:
+        return "\\" + ch
     return f"[{ch}]" if as_pattern and ch in "*?[" else ch

@@ -168,8 +168,8 @@ def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
     if not parts:
         return "", ""
     head = parts[0]
-    if head.startswith("(("):  # bash's arithmetic command
-        raise _Unsupported(head)
+    if head.startswith("(("):  # bash's arithmetic command: a simple command here
+        return "((", parts[1] if len(parts) > 1 else ""
     if head.startswith("("):
         return "(", text.lstrip()[1:]
     if head[:1] not in "<>":  # ``fi>f``, ``done|sort``: an operator ends the keyword
