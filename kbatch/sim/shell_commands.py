@@ -22,6 +22,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.env_listing import ENV_COMMANDS
 from kbatch.sim.files import resolve
+from kbatch.sim.shell_declare import DECLARE_COMMANDS
 from kbatch.sim.shell_functions import FUNCTION_COMMANDS
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_let import run_let
@@ -271,6 +272,6 @@ COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "pwd": _pwd, "let": run_let, "cat": _cat, "ls": _ls, "touch": _touch,
     "mkdir": _mkdir, "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
-    "yes": _yes, **FUNCTION_COMMANDS, **ENV_COMMANDS,
+    "yes": _yes, **FUNCTION_COMMANDS, **DECLARE_COMMANDS, **ENV_COMMANDS,
     **{name: _filter(name) for name in sorted(FILTERS)},
 }

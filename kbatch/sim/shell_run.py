@@ -34,7 +34,7 @@ from itertools import pairwise
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError
-from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, set_element
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
@@ -61,6 +61,7 @@ from kbatch.sim.shell_syntax import (
     split_pipeline,
 )
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
+from kbatch.sim.shell_vars import ReadonlyError
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -136,7 +137,8 @@ class Shell:
         self.nounset = False  # ``set -u``: expanding an unset parameter is an error
         self.xtrace = False  # ``set -x``: each command traced on standard error (:func:`trace`)
         self.functions: dict[str, Node] = {}  # defined functions' bodies (2.9.5)
-        self.frames: list[dict[str, str | None]] = []  # per running function: ``local`` names' outer values
+        self.frames: list[dict[str, dict[str, str]]] = []  # per running call: its locals' outer state
+        self.environ: frozenset[str] = frozenset()  # the environment's names: exported (``shell_declare``)
         self.bash = False  # ``bash -c``: bash's trace, ``$-`` and arithmetic (:func:`run_script`)
         self.pids = Pids()  # the PID namespace's counter, shared with subshells (``shell_pids``)
         self.exec_pid: int | None = None  # the last command was external, forked as this PID
@@ -148,7 +150,8 @@ class Shell:
         sub.errexit, sub.exempt = self.errexit, self.exempt
         sub.nounset, sub.xtrace = self.nounset, self.xtrace
         sub.functions, sub.frames = dict(self.functions), [dict(frame) for frame in self.frames]
-        sub.bash, sub.pids, sub.trace_depth = self.bash, self.pids, self.trace_depth
+        sub.bash, sub.pids, sub.environ = self.bash, self.pids, self.environ
+        sub.trace_depth = self.trace_depth
         self.pids.fork()
         return sub
 
@@ -287,7 +290,7 @@ def run_script(script: str, env: dict[str, str], default: float, files: FilesFac
     if nodes is None:
         return ContainerRun(default, 0)
     shell = Shell(default, _Files(files), stop=stop)
-    shell.bash = bash
+    shell.bash, shell.environ = bash, frozenset(env)
     if bash:
         env[SHELL_KEY] = "bash"
     env["=0"] = args[0] if args else "sh"
@@ -627,8 +630,10 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
-    if (compound := compound_assignment(command)) is not None:
+    if (compound := compound_assignment(command) or declare_compound(shell, command, scope)) is not None:
         return _assign_array(shell, compound, scope)
+    if shell.exited:  # a declaration refused
+        return False
     if (expression := arith_command(command)) is not None:
         return run_arith_command(shell, expression, scope)
     text = expand_text(shell, command, scope, fields=True)
@@ -637,12 +642,8 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
     argv = command_words(text)
     if argv and all(not w.redirect and (ASSIGNMENT.match(w.text) or ELEMENT.match(w.text)) for w in argv):
         trace(shell, [w.text for w in argv], scope)
-        for assignment in argv:
-            if (element := ELEMENT.match(assignment.text)) is not None:
-                set_element(scope, element.group(1), element.group(2), element.group(3))
-                continue
-            name, _, value = assignment.text.partition("=")
-            scope[name] = value
+        if not assign_words(shell, [w.text for w in argv], scope):
+            return False
         # 2.9.1: with no command name, the status is the last command substitution's, else 0
         shell.status = shell.substituted or 0
     elif argv:
@@ -664,7 +665,10 @@ def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableM
     values = pathnames(shell, command_words(expanded))
     if not shell.bash:
         trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
-    set_array(scope, name, values, append)
+    try:
+        set_array(scope, name, values, append)
+    except (ReadonlyError, ArithError):
+        return assign_words(shell, [f"{name}=()"], scope)  # refused as the assignment is
     shell.status = shell.substituted or 0
     return True
 
@@ -691,8 +695,10 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     while prefix < len(argv) - 1 and ASSIGNMENT.match(argv[prefix]):
         prefix += 1
     if prefix:  # ``IFS=: read a b``: the assignments hold for the command only (2.9.1)
-        saved = {name: scope.get(name) for name, _, _ in (w.partition("=") for w in argv[:prefix])}
-        scope.update(w.partition("=")[::2] for w in argv[:prefix])
+        pairs = [(name.rstrip("+"), scope.get(name.rstrip("+"), "") + value if name.endswith("+") else value)
+                 for name, _, value in (w.partition("=") for w in argv[:prefix])]
+        saved = {name: scope.get(name) for name, _ in pairs}
+        scope.update(pairs)
         try:
             run_simple(shell, argv[prefix:], scope, stdin)
         finally:
@@ -804,6 +810,7 @@ def _sum_sleeps(words_: list[str]) -> float | None:
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
+from kbatch.sim.shell_declare import assign_words, declare_compound  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_let import arith_command, run_arith_command  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)

@@ -191,7 +191,7 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
         if head in _OPENERS or head in _CLOSERS:
             raise _Unsupported(head)
         opening = _opening(items, i)
-        if _head(items[i])[0] in _COMPOUND:
+        if _head(items[i])[0] in _COMPOUND or _FUNCTION.match(items[i][0][0][1].strip()):
             node, i = _compound(items, i, opening)
         else:
             node, i = Simple(*items[i]), i + 1
@@ -220,9 +220,10 @@ def _strip(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[Chain
     return (), i + 1
 
 
-def _function(items: list[tuple[Chain, bool]], i: int) -> tuple[Function, int]:
+def _function(items: list[tuple[Chain, bool]], i: int, opening: _Opening | None = None) -> tuple[Node, int]:
     """``NAME() COMPOUND`` / ``function NAME [()] COMPOUND``, the compound command on the same line
-    or the next (2.9.5); a definition piped, in an and-or list or in the background is not read."""
+    or the next (2.9.5). The definition is a command of its and-or list or pipeline, as any other
+    (2.9.2-3: ``cd d && f() { …; } && f``; its status 0); one in the background is not read."""
     chain, background = items[i]
     found = _FUNCTION.match(chain[0][1].strip())
     assert found is not None
@@ -236,9 +237,16 @@ def _function(items: list[tuple[Chain, bool]], i: int) -> tuple[Function, int]:
     if i >= len(items) or _head(items[i])[0] not in _COMPOUND or _opening(items, i) != _Opening():
         raise _Unsupported("function body")
     node, i = _compound(items, i, _Opening())
+    after: Chain = ()
+    if isinstance(node, Piped) and len(node.stages) == 1 and node.lead is None and not node.negate:
+        body = node.stages[0]
+        if isinstance(body, str):
+            raise _Unsupported("function body")
+        after = node.rest  # ``f() { …; } && g``: the list goes on after it
+        node = body
     if isinstance(node, Piped) or items[i - 1][1]:
         raise _Unsupported("function body")
-    return Function(name, node), i
+    return _piped(Function(name, node), opening or _Opening(), [], after), i
 
 
 def _group(items: list[tuple[Chain, bool]], i: int, opener: str) -> tuple[Group, int]:
@@ -398,7 +406,8 @@ def _first_compound(stages: list[str]) -> int | None:
     opens one too."""
     for k, stage in enumerate(stages):
         word = _first_word(stage)
-        if word == "(" or (word in _COMPOUND and k == len(stages) - 1):
+        last = k == len(stages) - 1
+        if word == "(" or (last and (word in _COMPOUND or _FUNCTION.match(stage.strip()))):
             return k
         if word in _COMPOUND:
             if _first_word(stages[-1]) in _COMPOUND:
@@ -414,6 +423,8 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
     and-or list's rest."""
     head = _head(items[i])[0]
     node: Node
+    if _FUNCTION.match(items[i][0][0][1].strip()):  # a definition after ``&&`` / ``||`` / ``|``
+        return _function(items, i, opening)
     if head == "(":
         _subshell_items(items, i)
     if head in ("{", "("):

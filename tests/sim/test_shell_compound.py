@@ -36,12 +36,13 @@ def test_the_other_indexes_count_to_a_thousand() -> None:
     assert run.logs[-2:] == ("1000", "+ sleep 1") and run.log_offsets[-1] == 999.0
 
 
-def test_the_failure_policy_trace_is_bashs(tmp_path: object) -> None:
+def test_the_failure_policy_trace_is_bashs() -> None:
     """What real bash writes for the script (its sleeps shortened), line for line."""
     from tests.sim.real_shell import SHELLS, real_output, simulated_output
     if "bash" not in SHELLS:
         pytest.skip("no bash")
-    script = "JOB_COMPLETION_INDEX=0; set -x\n" + FAILURE_POLICY.replace("seq 10", "seq 3").replace("sleep 1", ":")
+    short = FAILURE_POLICY.replace("seq 10", "seq 3").replace("sleep 1", ":")
+    script = "JOB_COMPLETION_INDEX=0; set -x\n" + short
     assert simulated_output(script, shell="bash") == real_output("bash", script)
 
 
