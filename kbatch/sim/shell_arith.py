@@ -151,7 +151,10 @@ class _Parser:
             if live:
                 self.scope[name] = str(value)
             return value
-        return self.conditional(live)
+        value = self.conditional(live)
+        if self.peek() in _ASSIGN:  # ``1 += 2``, ``a++ = 1``: before anything is assigned (bash)
+            raise ArithError("attempted assignment to non-variable")
+        return value
 
     def conditional(self, live: bool) -> int:
         test = self.binary(0, live)

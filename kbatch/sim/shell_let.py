@@ -15,18 +15,25 @@ from collections.abc import MutableMapping
 
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_redirect import run_compound_redirected
 from kbatch.sim.shell_run import Shell, expand_text
+from kbatch.sim.shell_scan import region_end
+from kbatch.sim.shell_syntax import Redirected, Simple
 from kbatch.sim.shell_trace import trace_line
 
 __all__ = ["arith_command", "run_arith_command", "run_let"]
 
 
-def arith_command(command: str) -> str | None:
-    """The expression of a ``(( EXPR ))`` command (as written), or None for another command."""
+def arith_command(command: str) -> tuple[str, str] | None:
+    """The expression of a ``(( EXPR ))`` command (as written) and the redirections after it
+    (``(( x )) 2>/dev/null``), or None for another command."""
     stripped = command.strip()
-    if stripped.startswith("((") and stripped.endswith("))") and len(stripped) >= 4:
-        return stripped[2:-2]
-    return None
+    if not stripped.startswith("(("):
+        return None
+    end = region_end(stripped, 1, ")")
+    if end < 4 or stripped[end - 2:end] != "))":
+        return None
+    return stripped[2:end - 2], stripped[end:].strip()
 
 
 def run_let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
@@ -34,8 +41,13 @@ def run_let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
     _status(shell, args, scope, "let")
 
 
-def run_arith_command(shell: Shell, expression: str, scope: MutableMapping[str, str]) -> bool:
-    """``(( EXPR ))``; False when its expansion failed (the shell has exited)."""
+def run_arith_command(shell: Shell, command: tuple[str, str], scope: MutableMapping[str, str]) -> bool:
+    """``(( EXPR ))``; False when its expansion failed (the shell has exited). Redirections after
+    it hold for it as for a compound command."""
+    expression, redirects = command
+    if redirects:
+        run_compound_redirected(shell, Redirected(Simple(((";", f"(({expression}))"),)), redirects), scope)
+        return True
     expanded = expand_text(shell, expression, scope, quotes=False)
     if expanded is None:
         return False

@@ -647,11 +647,22 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         # 2.9.1: with no command name, the status is the last command substitution's, else 0
         shell.status = shell.substituted or 0
     elif argv:
-        cond = shell.xtrace and argv[0].text == "[["
+        cond = argv[0].text == "[["
         if cond:
+            argv = _cond_words(argv, written_words(text))
             trace_cond(shell, written_words(text), scope)
-        run_redirected(shell, argv, scope, traced=cond)
+        run_redirected(shell, argv, scope, traced=cond and shell.xtrace)
     return True
+
+
+def _cond_words(argv: list[Word], raw: list[str]) -> list[Word]:
+    """bash's ``[[ … ]]`` words, the pattern right of ``==``, ``=`` or ``!=`` with its quoted
+    characters literal (bash(1) "[[ expression ]]": ``[[ $x == "?" ]]`` matches a ``?`` alone)."""
+    if len(raw) != len(argv):
+        return argv
+    return [word._replace(text=dequote(raw[k], as_pattern=True))
+            if 1 < k < len(argv) - 1 and argv[k - 1].text in ("==", "=", "!=") else word
+            for k, word in enumerate(argv)]
 
 
 def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
@@ -691,6 +702,10 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
+    if all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>/dev/null``
+        if assign_words(shell, argv, scope):
+            shell.status = shell.substituted or 0
+        return
     prefix = 0
     while prefix < len(argv) - 1 and ASSIGNMENT.match(argv[prefix]):
         prefix += 1

@@ -227,9 +227,9 @@ def _function(items: list[tuple[Chain, bool]], i: int, opening: _Opening | None 
     chain, background = items[i]
     found = _FUNCTION.match(chain[0][1].strip())
     assert found is not None
-    name, rest = found.group(1) or found.group(3), (found.group(2) or found.group(4) or "").strip()
-    if rest:
-        items[i] = (((";", rest), *chain[1:]), background)
+    name, text = found.group(1) or found.group(3), (found.group(2) or found.group(4) or "").strip()
+    if text:
+        items[i] = (((";", text), *chain[1:]), background)
     elif len(chain) > 1 or background:
         raise _Unsupported("function")
     else:
@@ -237,16 +237,17 @@ def _function(items: list[tuple[Chain, bool]], i: int, opening: _Opening | None 
     if i >= len(items) or _head(items[i])[0] not in _COMPOUND or _opening(items, i) != _Opening():
         raise _Unsupported("function body")
     node, i = _compound(items, i, _Opening())
-    after: Chain = ()
-    if isinstance(node, Piped) and len(node.stages) == 1 and node.lead is None and not node.negate:
+    piped: list[str | Node] = []
+    rest: Chain = ()
+    if isinstance(node, Piped) and node.lead is None and not node.negate:
         body = node.stages[0]
         if isinstance(body, str):
             raise _Unsupported("function body")
-        after = node.rest  # ``f() { …; } && g``: the list goes on after it
+        piped, rest = list(node.stages[1:]), node.rest  # ``f() { …; } | g && h``: the rest is the list's
         node = body
     if isinstance(node, Piped) or items[i - 1][1]:
         raise _Unsupported("function body")
-    return _piped(Function(name, node), opening or _Opening(), [], after), i
+    return _piped(Function(name, node), opening or _Opening(), piped, rest), i
 
 
 def _group(items: list[tuple[Chain, bool]], i: int, opener: str) -> tuple[Group, int]:
@@ -461,7 +462,7 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
     return _piped(node, opening, after, rest), i
 
 
-def _piped(node: Node, opening: _Opening, after: list[str], rest: Chain) -> Node:
+def _piped(node: Node, opening: _Opening, after: list[str] | list[str | Node], rest: Chain) -> Node:
     lead, separator, negate, before = opening
     if lead or negate or before or rest or after:
         return Piped((*before, node, *after), negate, rest, lead, separator)
