@@ -17,8 +17,9 @@ An error (:class:`ArithError`) makes a non-interactive sh exit with status 2 (da
 not operators in dash (``--x`` is ``-(-x)``). With ``bash=True`` (a ``bash -c`` script, its ``(( ))``
 and ``let``; bash(1) "ARITHMETIC EVALUATION") they are, before and after a variable
 (``i++`` is ``i``'s value before it is incremented), and so are ``**`` (exponentiation, right
-associative, above ``* / %`` and below the unary operators; a negative exponent is an error) and
-``,`` (both sides evaluated, the value the right one's).
+associative, above ``* / %`` and below the unary operators; a negative exponent is an error),
+``,`` (both sides evaluated, the value the right one's) and array elements as variables
+(``(( seen[$k]++ ))``: an associative array's key a string, an indexed one's arithmetic).
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_positional import is_bash
+from kbatch.sim.shell_vars import ReadonlyError, assign, lookup
 
 __all__ = ["ArithError", "evaluate", "truncating_div", "truncating_mod", "wrap64"]
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
                     r"(<<=|>>=|\*\*|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:()]))")
-_BASH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
+_BASH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)|"
                          r"(<<=|>>=|\*\*=|\*\*|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|"
                          r"[-+*/%<>=!~&^|?:(),]))")
 _BINARY: list[frozenset[str]] = [  # loosest first; ``?:`` and assignment are handled apart
@@ -124,12 +126,22 @@ class _Parser:
         self.pos += 1
 
     def variable(self, name: str) -> int:
-        raw = self.scope.get(name, "").strip()
+        raw = (self.scope.get(name, "") if "[" not in name else lookup(self.scope, name) or "").strip()
         if not raw:
             return 0
         body = raw[1:] if raw[0] in "+-" else raw
         value = wrap64(_number(body if body else raw))
         return -value if raw[0] == "-" else value
+
+    def store(self, name: str, value: int) -> None:
+        """``name`` (bash: perhaps an array element, ``seen[$k]``) becomes ``value``."""
+        if "[" not in name:
+            self.scope[name] = str(value)
+            return
+        try:
+            assign(self.scope, name, str(value))
+        except ReadonlyError as error:
+            raise ArithError(f"{error}: readonly variable") from None
 
     def comma(self, live: bool) -> int:
         """bash's ``a, b``: both evaluated, the value ``b``'s."""
@@ -149,7 +161,7 @@ class _Parser:
                 value = _operate(op[:-1], self.variable(name), value) if live else 0
             value = wrap64(value)
             if live:
-                self.scope[name] = str(value)
+                self.store(name, value)
             return value
         value = self.conditional(live)
         if self.peek() in _ASSIGN:  # ``1 += 2``, ``a++ = 1``: before anything is assigned (bash)
@@ -188,14 +200,17 @@ class _Parser:
         if self.peek() != "**":
             return base
         self.pos += 1
-        return _operate("**", base, self.power(live)) if live else 0
+        exponent = self.power(live)
+        if exponent < 0:  # bash checks it even where it does not evaluate (``0 && 2**-1``)
+            raise ArithError("exponent less than 0")
+        return _operate("**", base, exponent) if live else 0
 
     def step(self, name: str, op: str, after: bool, live: bool) -> int:
         """bash's ``++``/``--`` on ``name``: its value after (``++i``) or before (``i++``) the step."""
         before = self.variable(name)
         value = wrap64(before + (1 if op == "++" else -1))
         if live:
-            self.scope[name] = str(value)
+            self.store(name, value)
         return before if after else value
 
     def unary(self, live: bool) -> int:

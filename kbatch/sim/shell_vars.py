@@ -25,9 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, MutableMapping
 
-from kbatch.sim.shell_arith import evaluate
-
-__all__ = ["ARRAY_KEY", "DECLARED", "ReadonlyError", "assign", "attributes", "drop", "is_assoc",
+__all__ = ["ARRAY_KEY", "DECLARED", "ReadonlyError", "assign", "attributes", "drop", "is_assoc", "lookup",
            "set_attributes", "snapshot", "subscripts", "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
@@ -35,6 +33,24 @@ DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
 _SEP = "\x1f"
 _ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$", re.DOTALL)
+
+
+def evaluate(text: str, scope: MutableMapping[str, str], bash: bool = True) -> int:
+    """bash's arithmetic (:func:`kbatch.sim.shell_arith.evaluate`, which reads elements here)."""
+    from kbatch.sim.shell_arith import evaluate as arithmetic  # each module uses the other
+    return arithmetic(text, scope, bash)
+
+
+def lookup(scope: MutableMapping[str, str], target: str) -> str | None:
+    """The value of ``NAME[SUB]`` (an element) or ``NAME``; None when unset."""
+    element = _ELEMENT.match(target)
+    if element is None:
+        return scope.get(target)
+    name, subscript = element.groups()
+    if not is_assoc(scope, name):
+        subscript = str(evaluate(subscript, scope))
+    value = scope.get(ARRAY_KEY.format(name, subscript))
+    return scope.get(name) if value is None and subscript == "0" else value
 
 
 class ReadonlyError(Exception):

@@ -25,6 +25,8 @@ _BASH = ("bash",)
     "x=2; (( x > 1 )) && (( x < 3 )) || echo no; ! (( x )); echo $?",
     "(( 1/0 )) 2>/dev/null; echo \"rc $?\"; (( 2**-1 )) 2>/dev/null; echo \"rc $?\"",
     "set -e; x=1; (( x )); echo alive; (( x - 1 )); echo never",
+    "declare -A seen; for w in b a b; do (( seen[$w]++ )); done; echo ${seen[b]} ${seen[a]}; a=(5 6); "
+    "(( a[1] += a[0] * 2 )); i=0; (( a[i+1]++ )); echo ${a[@]}",
 ])
 def test_arithmetic_commands_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
