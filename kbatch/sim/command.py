@@ -18,13 +18,14 @@ from the container environment, as the kubelet does for command and args
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
                        once); ``wait`` waits until every background list has ended; the shell
                        exits without waiting for them, and so does the container
-``export``, ``set``…   the shell builtins ``export``, ``set``, ``unset``, ``shift``, ``umask``,
-                       ``readonly``: no time, status 0; ``cd DIR`` moves the directory; ``trap``
-                       sets what the stop signal and ``EXIT`` run (:mod:`kbatch.sim.signals`)
+``set``, ``cd``…       the shell builtins ``set``, ``shift``, ``umask``: no time, status 0;
+                       ``cd DIR`` moves the directory (``PWD``); ``trap`` sets what the stop signal
+                       and ``EXIT`` run (:mod:`kbatch.sim.signals`); ``export``, ``readonly``,
+                       ``unset``, ``declare``, ``local`` (:mod:`kbatch.sim.shell_declare`)
 ``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests
                        (``-e -f -d -s -r -w -x``) look at the container's files
 ``NAME=value``         a shell variable for the rest of the script, no time
-``$(( … ))``           arithmetic (:mod:`kbatch.sim.shell_arith`); ``let`` (bash, busybox ash)
+``$(( … ))``           arithmetic (:mod:`kbatch.sim.shell_arith`); ``let``, ``(( … ))`` (bash)
 ``$( … )``             the output of a substitution whose commands are all modelled
 ``if``, ``for``,       ``if``/``elif``/``else``, ``for NAME in WORDS`` (words: ``$VAR``, ``{1..3}``,
 ``while``, ``until``,  ``$(seq …)``), ``while``/``until`` with ``break``/``continue``, ``case`` with

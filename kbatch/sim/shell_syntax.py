@@ -11,8 +11,9 @@ LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]
 after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
 2.9.3) is a stage of a :class:`Piped`. ``{ LIST; }`` and ``( LIST )`` are a :class:`Group` (2.9.4.1;
 a subshell's text is one item, laid out as ``(``, its lists and ``)`` first), ``NAME() COMPOUND`` and
-bash's ``function NAME`` a :class:`Function` (2.9.5). Anything else (bash's ``(( ))``, ``select``, a
-function defined inside a pipeline or an and-or list) and any keyword out of place make
+bash's ``function NAME`` a :class:`Function` (2.9.5), a command of its and-or list or pipeline as
+any other (``cd d && f() { …; }``). bash's ``(( EXPR ))`` is a simple command here
+(:mod:`kbatch.sim.shell_let`). Anything else (``select``) and any keyword out of place make
 :func:`parse_script` answer ``None``: the vocabulary then runs the script as "anything else"
 (:mod:`kbatch.sim.command`).
 
