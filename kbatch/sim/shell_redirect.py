@@ -57,12 +57,16 @@ def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMappi
         sub.pipe_writer = index < last
         if data is not None:
             sub.stdin = Input(data)
+        if index == last and direct:  # its output continues the log's open line, and may leave one
+            sub.open_line = shell.open_line
         offset = end if index and _reads_input(stage) else 0.0
         if isinstance(stage, str):
             run_chain(sub, ((";", stage),), dict(scope))
         else:
             run_nodes(sub, (stage,), dict(scope))
         shell.absorb(sub, start + offset)
+        if index == last and direct and sub.logs:
+            shell.open_line = sub.open_line
         if index and statuses[-1] == _ENDLESS:  # the writer before never ends by itself
             statuses[-1], sub_end = _writer_status(sub, stage)
             end = max(end, sub_end)

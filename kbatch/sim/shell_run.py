@@ -35,6 +35,7 @@ from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array
+from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
@@ -216,6 +217,8 @@ class Shell:
         lines = text.split("\n")
         if self.open_line and self.logs:
             self.logs[-1] += lines.pop(0)
+            if not lines:  # ``echo -n a; echo -n b``: the line is still open
+                return
         self.open_line = lines[-1] != ""
         if not self.open_line:
             lines.pop()
@@ -463,7 +466,8 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
     if node.stdin:
         _with_input(shell, node, scope)
         return
-    items = for_items(node.items, scope, lambda found: pathnames(shell, found))
+    words = brace_words(node.items) if shell.bash else node.items
+    items = for_items(words, scope, lambda found: pathnames(shell, found))
     if items is None:
         raise _Unmodelled(node.items)
     if shell.xtrace:  # the ``$(seq …)`` the words hold ran in a substitution
@@ -634,6 +638,8 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         return _assign_array(shell, compound, scope)
     if shell.exited:  # a declaration refused
         return False
+    if shell.bash and "{" in command:  # bash's brace expansion comes first
+        command = brace_words(command)
     if (expression := arith_command(command)) is not None:
         return run_arith_command(shell, expression, scope)
     text = expand_text(shell, command, scope, fields=True)
@@ -670,7 +676,7 @@ def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableM
     name, append, text = compound
     if shell.bash:  # bash traces the words as written, before their expansion
         trace_line(shell, f"{name}{'+' if append else ''}=({text})", scope)
-    expanded = expand_text(shell, text, scope, fields=True)
+    expanded = expand_text(shell, brace_words(text) if shell.bash else text, scope, fields=True)
     if expanded is None:
         return False
     values = pathnames(shell, command_words(expanded))
