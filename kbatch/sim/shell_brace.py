@@ -69,7 +69,7 @@ def expand_braces(word: str) -> list[str]:
 
 def _alternatives(word: str, after: list[tuple[int, str]], open_at: int) -> tuple[int, list[str]] | None:
     """The ``}`` matching the ``{`` at ``open_at`` and what it expands to, or None."""
-    level, commas = 0, []
+    level, commas = 0, list[int]()
     for pos, ch in after:
         if ch == "{":
             level += 1
