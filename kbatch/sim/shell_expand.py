@@ -167,8 +167,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             out.append(_array(array, scope, status, double, fields))
             pos = array.end()
             continue
-        elif ch == "$" and not single and (listed := _SUBSCRIPTS.match(text, pos + 1)
-                                           or _PREFIXED.match(text, pos + 1)) is not None:
+        elif ch == "$" and not single and text.startswith("{!", pos + 1) and (
+                listed := _SUBSCRIPTS.match(text, pos + 1) or _PREFIXED.match(text, pos + 1)) is not None:
             out.append(_names(listed, scope, double, fields))
             pos = listed.end()
             continue
