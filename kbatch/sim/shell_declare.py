@@ -41,6 +41,7 @@ from kbatch.sim.shell_vars import (
     attributes,
     drop,
     is_assoc,
+    plain,
     set_attributes,
     snapshot,
     subscripts,
@@ -67,6 +68,10 @@ def _fail(shell: Shell, message: str, status: int, fatal: bool) -> None:
 def assign_words(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> bool:
     """An assignment-only command's words, in order; False when one failed (the script ended)."""
     for word in words:
+        name, equals, value = word.partition("=")
+        if equals and plain(scope, name):  # the usual ``i=1``: nothing to honour
+            scope[name] = value
+            continue
         found = _WORD.match(word)
         if found is None:
             continue

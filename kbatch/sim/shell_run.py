@@ -476,7 +476,7 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
             trace(shell, argv, scope)
         shell.trace_depth -= 1
     shell.status, shell.loops = 0, shell.loops + 1
-    head = f"for {node.name} in {' '.join(written_words(node.items))}" if shell.bash else ""
+    head = f"for {node.name} in {' '.join(written_words(node.items))}" if shell.bash and shell.xtrace else ""
     try:
         for item in items:
             if head:
@@ -708,7 +708,7 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
-    if all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>/dev/null``
+    if "=" in argv[0] and all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>&-``
         if assign_words(shell, argv, scope):
             shell.status = shell.substituted or 0
         return

@@ -26,12 +26,13 @@ import re
 from collections.abc import Mapping, MutableMapping
 
 __all__ = ["ARRAY_KEY", "DECLARED", "ReadonlyError", "assign", "attributes", "drop", "is_assoc", "lookup",
-           "set_attributes", "snapshot", "subscripts", "unset_element"]
+           "plain", "set_attributes", "snapshot", "subscripts", "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
 DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
 _SEP = "\x1f"
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$", re.DOTALL)
 
 
@@ -59,6 +60,11 @@ class ReadonlyError(Exception):
 
 def attributes(scope: Mapping[str, str], name: str) -> str:
     return scope.get(_ATTRS + name, "")
+
+
+def plain(scope: Mapping[str, str], name: str) -> bool:
+    """Is ``name`` a variable name with no attribute and no elements (``name=v`` just stores ``v``)?"""
+    return (_ATTRS + name) not in scope and (name + "[0]") not in scope and _PLAIN.fullmatch(name) is not None
 
 
 def is_assoc(scope: Mapping[str, str], name: str) -> bool:
