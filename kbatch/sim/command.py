@@ -18,13 +18,14 @@ from the container environment, as the kubelet does for command and args
 ``… &`` / ``wait``     in a script, a list ended by ``&`` runs in the background (status 0 at
                        once); ``wait`` waits until every background list has ended; the shell
                        exits without waiting for them, and so does the container
-``export``, ``set``…   the shell builtins ``export``, ``set``, ``unset``, ``shift``, ``umask``,
-                       ``readonly``: no time, status 0; ``cd DIR`` moves the directory; ``trap``
-                       sets what the stop signal and ``EXIT`` run (:mod:`kbatch.sim.signals`)
+``set``, ``cd``…       the shell builtins ``set``, ``shift``, ``umask``: no time, status 0;
+                       ``cd DIR`` moves the directory (``PWD``); ``trap`` sets what the stop signal
+                       and ``EXIT`` run (:mod:`kbatch.sim.signals`); ``export``, ``readonly``,
+                       ``unset``, ``declare``, ``local`` (:mod:`kbatch.sim.shell_declare`)
 ``[ … ]``, ``[[ … ]]``  ``test`` conditions (:mod:`kbatch.sim.shell_eval`): no time; file tests
                        (``-e -f -d -s -r -w -x``) look at the container's files
 ``NAME=value``         a shell variable for the rest of the script, no time
-``$(( … ))``           arithmetic (:mod:`kbatch.sim.shell_arith`); ``let`` (bash, busybox ash)
+``$(( … ))``           arithmetic (:mod:`kbatch.sim.shell_arith`); ``let``, ``(( … ))`` (bash)
 ``$( … )``             the output of a substitution whose commands are all modelled
 ``if``, ``for``,       ``if``/``elif``/``else``, ``for NAME in WORDS`` (words: ``$VAR``, ``{1..3}``,
 ``while``, ``until``,  ``$(seq …)``), ``while``/``until`` with ``break``/``continue``, ``case`` with
@@ -97,7 +98,9 @@ def interpret(
         return ContainerRun(default_duration, 0)
     if words[0] in SHELLS and (index := _script_index(words[1:])) is not None:
         script, names = words[1 + index], words[2 + index:] or [words[0]]  # ``sh -c SCRIPT $0 $1…``
-        return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop, names)
+        bash = words[0].rsplit("/", 1)[-1] == "bash"
+        return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop, names,
+                          bash)
     shell = Shell(default_duration, _Files(files), stop=stop)
     run_simple(shell, words, dict(env))
     return shell.result()
@@ -152,17 +155,17 @@ def _script_index(words: Sequence[str]) -> int | None:
 
 
 _MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n", "errexit": "set -e\n",
-                     "nounset": "set -u\n"}
-_OPTION_FLAGS = (("f", "noglob"), ("e", "errexit"), ("u", "nounset"))
-"""``-x`` on the command line is not among them: every kubernetes-sigs/jobset example runs ``bash -xc``,
-and bash writes its trace otherwise than the simulated shell's ``set -x`` (dash's; see
-docs/simulation.md), so those logs keep to the script's own output."""
+                     "nounset": "set -u\n", "xtrace": "set -x\n"}
+_OPTION_FLAGS = (("f", "noglob"), ("e", "errexit"), ("u", "nounset"), ("x", "xtrace"))
+"""The command line's ``-x`` traces as the shell it names does (:mod:`kbatch.sim.shell_trace`):
+every kubernetes-sigs/jobset example runs ``bash -xc``, whose log then holds bash's trace lines."""
 
 
 def _options_set(words: Sequence[str]) -> str:
     """The ``set`` commands that give the script the shell options its command line sets and the
-    simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``, ``sh -uc``): pathname
-    expansion off, pipefail, errexit, nounset."""
+    simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``, ``sh -uc``, ``bash
+    -xc``): pathname expansion off, pipefail, errexit, nounset, xtrace (last: the others are set
+    before the script, untraced)."""
     prelude: list[str] = []
     index = 0
     while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-", "--"):
@@ -175,7 +178,7 @@ def _options_set(words: Sequence[str]) -> str:
                 prelude.append(_MODELLED_OPTIONS[option])
         elif word[0] == "-" and not word.startswith("--"):
             prelude.extend(_MODELLED_OPTIONS[name] for flag, name in _OPTION_FLAGS if flag in word[1:])
-    return "".join(prelude)
+    return "".join(sorted(prelude, key=lambda command: command == _MODELLED_OPTIONS["xtrace"]))
 
 
 def unmodelled_command(argv: Sequence[str]) -> str | None:

@@ -14,7 +14,12 @@ arithmetic; dash, busybox ash and bash compute in 64 bits (``intmax_t``). Modell
 
 An error (:class:`ArithError`) makes a non-interactive sh exit with status 2 (dash prints
 "arithmetic expression: …"); the interpreter does so. ``++``/``--`` (bash only, not POSIX) are
-not operators here, as in dash (``--x`` is ``-(-x)``).
+not operators in dash (``--x`` is ``-(-x)``). With ``bash=True`` (a ``bash -c`` script, its ``(( ))``
+and ``let``; bash(1) "ARITHMETIC EVALUATION") they are, before and after a variable
+(``i++`` is ``i``'s value before it is incremented), and so are ``**`` (exponentiation, right
+associative, above ``* / %`` and below the unary operators; a negative exponent is an error),
+``,`` (both sides evaluated, the value the right one's) and array elements as variables
+(``(( seen[$k]++ ))``: an associative array's key a string, an indexed one's arithmetic).
 """
 
 from __future__ import annotations
@@ -22,10 +27,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, MutableMapping
 
+from kbatch.sim.shell_positional import is_bash
+from kbatch.sim.shell_vars import ReadonlyError, assign, lookup
+
 __all__ = ["ArithError", "evaluate", "truncating_div", "truncating_mod", "wrap64"]
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
                     r"(<<=|>>=|\*\*|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:()]))")
+_BASH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)|"
+                         r"(<<=|>>=|\*\*=|\*\*|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|"
+                         r"[-+*/%<>=!~&^|?:(),]))")
 _BINARY: list[frozenset[str]] = [  # loosest first; ``?:`` and assignment are handled apart
     frozenset({"||"}), frozenset({"&&"}), frozenset({"|"}), frozenset({"^"}), frozenset({"&"}),
     frozenset({"==", "!="}), frozenset({"<", "<=", ">", ">="}), frozenset({"<<", ">>"}),
@@ -71,12 +82,13 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 }
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
+def _tokens(text: str, bash: bool = False) -> list[tuple[str, str]]:
     """``(kind, text)`` pairs: kind ``n`` (number), ``v`` (variable) or ``o`` (operator)."""
     out: list[tuple[str, str]] = []
     pos, text = 0, text.rstrip()
+    token = _BASH_TOKEN if bash else _TOKEN
     while pos < len(text):
-        found = _TOKEN.match(text, pos)
+        found = token.match(text, pos)
         if found is None or found.end() == pos:
             raise ArithError(f"syntax error: {text[pos:].strip()!r}")
         number, name, op = found.groups()
@@ -100,8 +112,9 @@ class _Parser:
     """Precedence climbing over the tokens; evaluates as it parses. ``live`` False skips the
     effects (assignments, division errors) of an operand C would not evaluate (``0 && x=1``)."""
 
-    def __init__(self, tokens: list[tuple[str, str]], scope: MutableMapping[str, str]) -> None:
-        self.tokens, self.pos, self.scope = tokens, 0, scope
+    def __init__(self, tokens: list[tuple[str, str]], scope: MutableMapping[str, str],
+                 bash: bool = False) -> None:
+        self.tokens, self.pos, self.scope, self.bash = tokens, 0, scope, bash
 
     def peek(self) -> str:
         at_operator = self.pos < len(self.tokens) and self.tokens[self.pos][0] == "o"
@@ -113,12 +126,30 @@ class _Parser:
         self.pos += 1
 
     def variable(self, name: str) -> int:
-        raw = self.scope.get(name, "").strip()
+        raw = (self.scope.get(name, "") if "[" not in name else lookup(self.scope, name) or "").strip()
         if not raw:
             return 0
         body = raw[1:] if raw[0] in "+-" else raw
         value = wrap64(_number(body if body else raw))
         return -value if raw[0] == "-" else value
+
+    def store(self, name: str, value: int) -> None:
+        """``name`` (bash: perhaps an array element, ``seen[$k]``) becomes ``value``."""
+        if "[" not in name:
+            self.scope[name] = str(value)
+            return
+        try:
+            assign(self.scope, name, str(value))
+        except ReadonlyError as error:
+            raise ArithError(f"{error}: readonly variable") from None
+
+    def comma(self, live: bool) -> int:
+        """bash's ``a, b``: both evaluated, the value ``b``'s."""
+        value = self.expression(live)
+        while self.peek() == ",":
+            self.pos += 1
+            value = self.expression(live)
+        return value
 
     def expression(self, live: bool) -> int:
         if self.pos + 1 < len(self.tokens) and self.tokens[self.pos][0] == "v" and \
@@ -127,12 +158,15 @@ class _Parser:
             self.pos += 2
             value = self.expression(live)
             if op != "=":
-                value = _OPS[op[:-1]](self.variable(name), value) if live else 0
+                value = _operate(op[:-1], self.variable(name), value) if live else 0
             value = wrap64(value)
             if live:
-                self.scope[name] = str(value)
+                self.store(name, value)
             return value
-        return self.conditional(live)
+        value = self.conditional(live)
+        if self.peek() in _ASSIGN:  # ``1 += 2``, ``a++ = 1``: before anything is assigned (bash)
+            raise ArithError("attempted assignment to non-variable")
+        return value
 
     def conditional(self, live: bool) -> int:
         test = self.binary(0, live)
@@ -146,7 +180,7 @@ class _Parser:
 
     def binary(self, level: int, live: bool) -> int:
         if level == len(_BINARY):
-            return self.unary(live)
+            return self.power(live) if self.bash else self.unary(live)
         left = self.binary(level + 1, live)
         while self.peek() in _BINARY[level]:
             op = self.peek()
@@ -157,11 +191,36 @@ class _Parser:
                 left = int(left != 0 and right != 0) if op == "&&" else int(left != 0 or right != 0)
                 continue
             right = self.binary(level + 1, live)
-            left = wrap64(_OPS[op](left, right)) if live or op not in ("/", "%") else 0
+            left = wrap64(_operate(op, left, right)) if live or op not in ("/", "%") else 0
         return left
+
+    def power(self, live: bool) -> int:
+        """bash's ``a ** b``, right associative."""
+        base = self.unary(live)
+        if self.peek() != "**":
+            return base
+        self.pos += 1
+        exponent = self.power(live)
+        if exponent < 0:  # bash checks it even where it does not evaluate (``0 && 2**-1``)
+            raise ArithError("exponent less than 0")
+        return _operate("**", base, exponent) if live else 0
+
+    def step(self, name: str, op: str, after: bool, live: bool) -> int:
+        """bash's ``++``/``--`` on ``name``: its value after (``++i``) or before (``i++``) the step."""
+        before = self.variable(name)
+        value = wrap64(before + (1 if op == "++" else -1))
+        if live:
+            self.store(name, value)
+        return before if after else value
 
     def unary(self, live: bool) -> int:
         op = self.peek()
+        if op in ("++", "--"):
+            self.pos += 1
+            if self.pos >= len(self.tokens) or self.tokens[self.pos][0] != "v":
+                raise ArithError(f"syntax error: operand expected (error token is {op!r})")
+            self.pos += 1
+            return self.step(self.tokens[self.pos - 1][1], op, False, live)
         if op in ("+", "-", "!", "~"):
             self.pos += 1
             value = self.unary(live)
@@ -175,17 +234,30 @@ class _Parser:
             raise ArithError(f"syntax error: unexpected {op or 'end of expression'!r}")
         kind, text = self.tokens[self.pos]
         self.pos += 1
+        if kind == "v" and self.peek() in ("++", "--"):
+            self.pos += 1
+            return self.step(text, self.tokens[self.pos - 1][1], True, live)
         return wrap64(_number(text)) if kind == "n" else self.variable(text)
 
 
-def evaluate(text: str, scope: MutableMapping[str, str]) -> int:
+def _operate(op: str, left: int, right: int) -> int:
+    if op != "**":
+        return _OPS[op](left, right)
+    if right < 0:
+        raise ArithError("exponent less than 0")
+    return wrap64(pow(left, right, 1 << 64))
+
+
+def evaluate(text: str, scope: MutableMapping[str, str], bash: bool | None = None) -> int:
     """The value of the arithmetic expression ``text``; assignments in it update ``scope``.
-    An empty expression is 0 (dash: ``$(( ))`` is ``0``)."""
-    tokens = _tokens(text)
+    An empty expression is 0 (dash: ``$(( ))`` is ``0``). ``bash``: with bash's operators (see
+    above); None: as the script's shell is (:func:`kbatch.sim.shell_positional.is_bash`)."""
+    bash = is_bash(scope) if bash is None else bash
+    tokens = _tokens(text, bash)
     if not tokens:
         return 0
-    parser = _Parser(tokens, scope)
-    value = parser.expression(True)
+    parser = _Parser(tokens, scope, bash)
+    value = parser.comma(True) if bash else parser.expression(True)
     if parser.pos != len(tokens):
         raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
     return value

@@ -1,11 +1,12 @@
-"""bash's indexed arrays in a simulated script: ``NAME=(WORD…)``, ``NAME+=(WORD…)`` and
-``NAME[INDEX]=VALUE`` (bash(1) "Arrays"; dash and POSIX have none, and ``sh`` refuses them there).
+"""bash's arrays in a simulated script: ``NAME=(WORD…)``, ``NAME+=(WORD…)``, ``NAME=([SUB]=V…)``
+and ``NAME[SUB]=VALUE`` (bash(1) "Arrays"; dash and POSIX have none, and ``sh`` refuses them there).
 
-The elements are kept among the variables as ``read -a`` keeps them (:data:`kbatch.sim.shell_expand.
-ARRAY_KEY`: ``NAME[0]``, ``NAME[1]``…, and ``NAME`` itself is element 0, as bash's ``$NAME`` is
-``${NAME[0]}``); :mod:`kbatch.sim.shell_expand` reads them back (``${NAME[i]}``, ``"${NAME[@]}"``,
-``${#NAME[@]}``). The words of a compound assignment are expanded as a command's are (split into
-fields, pathname expansion); an index is arithmetic (:mod:`kbatch.sim.shell_arith`).
+The elements are kept among the variables (:mod:`kbatch.sim.shell_vars`: ``NAME[0]``, ``NAME[1]``…,
+and ``NAME`` itself is element 0, as bash's ``$NAME`` is ``${NAME[0]}``); :mod:`kbatch.sim.shell_expand`
+reads them back (``${NAME[i]}``, ``"${NAME[@]}"``, ``${#NAME[@]}``, ``${!NAME[@]}``). The words of a
+compound assignment are expanded as a command's are (split into fields, pathname expansion); an
+indexed array's subscript is arithmetic (:mod:`kbatch.sim.shell_arith`), an associative array's
+(``declare -A``) a string.
 """
 
 from __future__ import annotations
@@ -14,13 +15,24 @@ import re
 from collections.abc import MutableMapping, Sequence
 
 from kbatch.sim.shell_arith import evaluate
-from kbatch.sim.shell_expand import ARRAY_KEY, array_keys
+from kbatch.sim.shell_vars import (
+    ARRAY_KEY,
+    DECLARED,
+    ReadonlyError,
+    assign,
+    attributes,
+    drop,
+    is_assoc,
+    set_attributes,
+    subscripts,
+)
 
-__all__ = ["ELEMENT", "compound_assignment", "set_array", "set_element"]
+__all__ = ["ELEMENT", "compound_assignment", "set_array"]
 
 _COMPOUND = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
-ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\]=(.*)$", re.DOTALL)
-"""An element's assignment word, once expanded: ``a[2]=z``."""
+ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\](\+?)=(.*)$", re.DOTALL)
+"""An element's assignment word, once expanded: ``a[2]=z``, ``m[k]+=z``."""
+_SUBSCRIPTED = re.compile(r"^\[([^\]]+)\]=(.*)$", re.DOTALL)  # ``[k]=v`` inside ``( )``
 
 
 def compound_assignment(command: str) -> tuple[str, bool, str] | None:
@@ -33,22 +45,27 @@ def compound_assignment(command: str) -> tuple[str, bool, str] | None:
 
 
 def set_array(scope: MutableMapping[str, str], name: str, values: Sequence[str], append: bool) -> None:
-    """``NAME`` becomes the array of ``values`` (after its elements, when ``append``)."""
-    keys = array_keys(scope, name)
-    start = 0
-    if append:
-        start = int(keys[-1][len(name) + 1:-1]) + 1 if keys else int(name in scope)
-    else:
-        for key in keys:
-            del scope[key]
-        scope.pop(name, None)
-    for offset, value in enumerate(values):
-        set_element(scope, name, start + offset, value)
+    """``NAME`` becomes the array of ``values`` (after its elements, when ``append``); a value
+    ``[SUB]=V`` is element ``SUB`` (an associative array's values must all be so: bash(1) "Arrays")
+    and the next one follows it. Raises :class:`~kbatch.sim.shell_vars.ReadonlyError`."""
+    assoc = is_assoc(scope, name)
+    if not append:
+        if "r" in attributes(scope, name):
+            raise ReadonlyError(name)
+        drop(scope, name, attributes_too=False)
+    set_attributes(scope, name, "" if assoc else "a", remove=DECLARED)
+    known = subscripts(scope, name)
+    position = int(known[-1]) + 1 if append and known and not assoc else 0
+    for value in values:
+        explicit = _SUBSCRIPTED.match(value)
+        if explicit is not None:
+            target, value = explicit.group(1), explicit.group(2)
+            if not assoc:
+                position = evaluate(target, scope, bash=True)
+        elif assoc:
+            continue  # bash 5.2 pairs such words as key and value; not modelled
+        else:
+            target = str(position)
+        assign(scope, ARRAY_KEY.format(name, target), value)
+        position += 1
 
-
-def set_element(scope: MutableMapping[str, str], name: str, index: int | str, value: str) -> None:
-    """``NAME[INDEX]=VALUE`` (``INDEX`` arithmetic when a string)."""
-    position = evaluate(index, scope) if isinstance(index, str) else index
-    scope[ARRAY_KEY.format(name, position)] = value
-    if position == 0:
-        scope[name] = value

@@ -22,11 +22,13 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.env_listing import ENV_COMMANDS
 from kbatch.sim.files import resolve
+from kbatch.sim.shell_declare import DECLARE_COMMANDS
 from kbatch.sim.shell_functions import FUNCTION_COMMANDS
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_let import run_let
 from kbatch.sim.shell_printf import printf
 from kbatch.sim.shell_read import ReadError, read_input
-from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, evaluate_let
+from kbatch.sim.shell_run import MAX_LOG_LINES, Shell
 from kbatch.sim.shell_text import FILTERS, run_filter
 from kbatch.sim.signals import signal_name
 
@@ -95,16 +97,33 @@ def _trap(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin:
 
 
 def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    where = resolve(shell.cwd, args[0] if args else scope.get("HOME", "/root"))
+    """XCU ``cd [-L|-P] [DIR|-]``: ``PWD`` becomes the new directory and ``OLDPWD`` the one left;
+    ``cd -`` goes to ``OLDPWD`` and prints it (dash, with none set, stays and prints where it is;
+    bash: ``OLDPWD not set``, status 1); no operand: ``HOME``."""
+    operands = [a for a in args if a == "-" or not a.startswith("-")]
+    target = operands[0] if operands else scope.get("HOME", "/root")
+    back = target == "-"
+    if back:
+        if "OLDPWD" not in scope and shell.bash:
+            shell.error("bash: cd: OLDPWD not set")
+            shell.status = 1
+            return
+        target = scope.get("OLDPWD", shell.cwd)
+    where = resolve(shell.cwd, target)
     if not shell.files.get().is_dir(where):
-        shell.error(f"sh: cd: can't cd to {args[0] if args else where}")
+        shell.error(f"sh: cd: can't cd to {target}")
         shell.status = 2
         return
+    scope["OLDPWD"], scope["PWD"] = scope.get("PWD", shell.cwd), where
     shell.cwd, shell.status = where, 0
+    if back:
+        shell.out(where + "\n")
 
 
-def _let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    evaluate_let(shell, args, scope)
+def _pwd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """XCU ``pwd``: the shell's directory (``-L`` and ``-P`` alike: kbatch's files have no links)."""
+    shell.out(shell.cwd + "\n")
+    shell.status = 0
 
 
 def _cat(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
@@ -251,8 +270,8 @@ def _yes(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: 
 
 COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
-    "wait": _wait, "cd": _cd, "let": _let, "cat": _cat, "ls": _ls, "touch": _touch, "mkdir": _mkdir,
-    "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
-    "yes": _yes, **FUNCTION_COMMANDS, **ENV_COMMANDS,
+    "wait": _wait, "cd": _cd, "pwd": _pwd, "let": run_let, "cat": _cat, "ls": _ls, "touch": _touch,
+    "mkdir": _mkdir, "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
+    "yes": _yes, **FUNCTION_COMMANDS, **DECLARE_COMMANDS, **ENV_COMMANDS,
     **{name: _filter(name) for name in sorted(FILTERS)},
 }

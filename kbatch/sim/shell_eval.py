@@ -23,7 +23,7 @@ from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Word, command_words
 
-__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items", "seq_commands"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -96,6 +96,11 @@ def for_items(text: str, scope: MutableMapping[str, str],
     found = command_words(text)
     items = pathnames(found) if pathnames is not None and found else [w.text for w in found]
     return items if len(items) <= MAX_ITEMS and "\0" not in text else None
+
+
+def seq_commands(text: str) -> list[list[str]]:
+    """The ``seq`` commands of the ``$(seq …)`` substitutions in a ``for`` loop's words."""
+    return [["seq", *match.group(1).split()] for match in _SEQ.finditer(text)]
 
 
 def _seq(operands: str) -> str:

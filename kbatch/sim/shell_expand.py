@@ -26,42 +26,59 @@ from kbatch.sim.shell_arith import evaluate
 from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
+from kbatch.sim.shell_vars import ARRAY_KEY, is_assoc, subscripts
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
-_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([?#0-9])")
+_NAME = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|([?#0-9$!-])")
 _ALL = re.compile(r"[@*]|\{[@*]\}")  # ``$@``, ``$*``, ``${@}``, ``${*}``
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")  # ``x=``, ``a[k]+=``
 _BLANKS = " \t\n"
 _DATA = "\\\"'<>"  # what the second reading as words would take as syntax outside double quotes
 Substitute = Callable[[str], "str | None"]
-ARRAY_KEY = "{}[{}]"
-"""How an indexed array's element is kept among the variables (``NAME[0]``; ``NAME`` is element 0,
-as bash's ``$NAME`` is ``${NAME[0]}``)."""
 _ARRAY = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\]\}")
+_SUBSCRIPTS = re.compile(r"\{!([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")  # ``${!a[@]}``
+_PREFIXED = re.compile(r"\{!([A-Za-z_][A-Za-z0-9_]*)([@*])\}")  # ``${!prefix@}``
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def array_keys(scope: MutableMapping[str, str], name: str) -> list[str]:
-    """The keys of array ``name``'s elements, by index."""
-    start = name + "["
-    found = [(int(key[len(start):-1]), key) for key in scope
-             if key.startswith(start) and key[len(start):-1].isdigit()]
-    return [key for _, key in sorted(found)]
+    """The keys of array ``name``'s elements, in order (:func:`kbatch.sim.shell_vars.subscripts`)."""
+    return [key for key in (ARRAY_KEY.format(name, sub) for sub in subscripts(scope, name)) if key in scope]
+
+
+def _element(scope: MutableMapping[str, str], name: str, subscript: str) -> str:
+    return scope.get(ARRAY_KEY.format(name, subscript), scope.get(name, "") if subscript == "0" else "")
 
 
 def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, double: bool,
            fields: bool) -> str:
-    """bash's ``${NAME[i]}`` (the index arithmetic), ``${NAME[@]}`` / ``${NAME[*]}`` (every
-    element; ``"${NAME[@]}"`` a field each) and ``${#NAME[@]}`` (how many)."""
+    """bash's ``${NAME[i]}`` (an indexed array's index arithmetic, an associative array's key a
+    word), ``${NAME[@]}`` / ``${NAME[*]}`` (every element; ``"${NAME[@]}"`` a field each) and
+    ``${#NAME[@]}`` (how many)."""
     count, name, index = found.groups()
     if index in ("@", "*"):
-        values = [scope[key] for key in array_keys(scope, name)]
+        values = [_element(scope, name, sub) for sub in subscripts(scope, name)]
         return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
-    position = evaluate(expand(index, scope, status), scope)
-    value = scope.get(ARRAY_KEY.format(name, position), scope.get(name, "") if position == 0 else "")
+    if is_assoc(scope, name):
+        subscript = dequote(expand(index, scope, status, fields=True))
+    else:
+        subscript = str(evaluate(expand(index, scope, status), scope))
+    value = _element(scope, name, subscript)
     if count:
         return str(len(value))
     return protect(value, double, ifs=scope.get("IFS")) if fields else value
+
+
+def _names(found: re.Match[str], scope: MutableMapping[str, str], double: bool, fields: bool) -> str:
+    """bash's ``${!a[@]}`` (an array's subscripts) and ``${!prefix@}`` (the names of the variables
+    that start with ``prefix``, sorted), as ``$@`` / ``$*`` expand (bash(1) "Parameter Expansion")."""
+    name, which = found.groups()
+    if found.re is _SUBSCRIPTS:
+        values = subscripts(scope, name)
+    else:
+        values = sorted(key for key in scope if key.startswith(name) and _VARIABLE.fullmatch(key))
+    return _every(values, which == "*", double, fields, scope.get("IFS"))
 
 
 def _every(values: list[str], star: bool, double: bool, fields: bool, ifs: str | None) -> str:
@@ -150,6 +167,11 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             out.append(_array(array, scope, status, double, fields))
             pos = array.end()
             continue
+        elif ch == "$" and not single and text.startswith("{!", pos + 1) and (
+                listed := _SUBSCRIPTS.match(text, pos + 1) or _PREFIXED.match(text, pos + 1)) is not None:
+            out.append(_names(listed, scope, double, fields))
+            pos = listed.end()
+            continue
         elif ch == "$" and not single and (every := _ALL.match(text, pos + 1)) is not None:
             assigned = prefix and _ASSIGNMENT.match(text, word) is not None  # ``x=$@``: one field
             values = positional(scope)
@@ -225,27 +247,31 @@ def _braced(inner: str, scope: MutableMapping[str, str], status: int, substitute
     return value, produced
 
 
-def dequote(text: str, as_pattern: bool = False) -> str:
+def dequote(text: str, as_pattern: bool = False, escape: bool = False) -> str:
     """Quote removal (2.6.7) of one word expanded with ``fields=True``: its quotes and escaping
     backslashes go. ``as_pattern``: the quoted or escaped characters of a ``case`` pattern match
-    literally (2.13.1), so a quoted ``*``, ``?`` or ``[`` becomes a bracket expression."""
+    literally (2.13.1), so a quoted ``*``, ``?`` or ``[`` becomes a bracket expression.
+    ``escape``: each quoted or escaped character backslashed instead (bash's trace of a ``[[``
+    pattern, ``quote_string_for_globbing``)."""
     out: list[str] = []
     pos, quote = 0, ""
     while pos < len(text):
         ch = text[pos]
         if (quote == "'" and ch != "'") or (quote == '"' and ch not in '"\\'):
-            out.append(_literal(ch, as_pattern))
+            out.append(_literal(ch, as_pattern, escape))
         elif ch in "'\"" and (not quote or quote == ch):
             quote = "" if quote else ch
         elif ch == "\\" and pos + 1 < len(text):
             pos += 1
             kept = quote == '"' and text[pos] not in '"\\$`'  # inside "…" a backslash escapes only these
-            out.append(("\\" if kept else "") + _literal(text[pos], as_pattern))
+            out.append(("\\" if kept else "") + _literal(text[pos], as_pattern, escape))
         else:
             out.append(ch)
         pos += 1
     return "".join(out)
 
 
-def _literal(ch: str, as_pattern: bool) -> str:
+def _literal(ch: str, as_pattern: bool, escape: bool = False) -> str:
+    if escape:
+        return "\\" + ch
     return f"[{ch}]" if as_pattern and ch in "*?[" else ch

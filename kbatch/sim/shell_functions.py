@@ -21,6 +21,7 @@ from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_positional import positional, set_positional
 from kbatch.sim.shell_run import Shell, run_nodes
 from kbatch.sim.shell_syntax import Node
+from kbatch.sim.shell_vars import drop
 
 __all__ = ["FUNCTION_COMMANDS", "MAX_DEPTH", "call_function"]
 
@@ -49,11 +50,9 @@ def call_function(shell: Shell, name: str, body: Node, args: Sequence[str], scop
     except _Return:
         pass
     finally:
-        for variable, value in shell.frames.pop().items():
-            if value is None:
-                scope.pop(variable, None)
-            else:
-                scope[variable] = value
+        for variable, state in shell.frames.pop().items():
+            drop(scope, variable)
+            scope.update(state)
         set_positional(scope, outer_args)
         shell.stdin, shell.loops = outer_stdin, outer_loops
 
@@ -73,22 +72,6 @@ def _return(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
     raise _Return
 
 
-def _local(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    """``local NAME[=VALUE]…``: each name the running call's own until it returns."""
-    if not shell.frames:
-        shell.error("sh: local: not in a function")
-        shell.status, shell.exited = 2, True
-        return
-    frame = shell.frames[-1]
-    for arg in args:
-        variable, equals, value = arg.partition("=")
-        if variable not in frame:
-            frame[variable] = scope.get(variable)
-        if equals:
-            scope[variable] = value
-    shell.status = 0
-
-
 def _shift(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     """``shift [N]``: ``$N+1``… become ``$1``…"""
     values = positional(scope)
@@ -101,4 +84,4 @@ def _shift(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
     shell.status = 0
 
 
-FUNCTION_COMMANDS = {"return": _return, "local": _local, "shift": _shift}
+FUNCTION_COMMANDS = {"return": _return, "shift": _shift}

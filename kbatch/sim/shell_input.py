@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kbatch.sim.shell_scan import FREE, scan
+
 __all__ = ["HEREDOC", "Input", "heredoc_body", "lift_heredocs"]
 
 HEREDOC = "<<#"
 _EXPAND, _LITERAL = "e", "q"
-_WORD_END = frozenset(" \t;&|<>()")
+_WORD_END = frozenset(" \t\n;&|<>()")
 
 
 @dataclass(slots=True)
@@ -68,73 +70,99 @@ def heredoc_body(word: str) -> tuple[str, bool] | None:
 
 
 def lift_heredocs(script: str) -> str:
-    """``script`` with each here-document's body taken into its ``<<`` word (see above)."""
+    """``script`` with each here-document's body taken into its ``<<`` word (see above). The
+    operators of one line are found (:func:`_line_operators`), their bodies lifted from the lines
+    after it, and the script read again from the start for the next line holding one: a lifted
+    word (``<<#…``) is no operator, and the bodies are no longer there to be read as script."""
     if "<<" not in script:
         return script
-    lines = script.split("\n")
-    out: list[str] = []
+    while (found := _line_operators(script)) is not None:
+        operators, line_end = found
+        script = _lift(script, operators, line_end)
+    return script
+
+
+_Operator = tuple[int, int, str, bool, bool]
+"""``(start, end, delimiter, strip_tabs, quoted)``: a ``<<`` / ``<<-`` operator and its word."""
+
+
+def _lift(script: str, operators: list[_Operator], line_end: int) -> str:
+    """The bodies after the line ending at ``line_end``, taken in order into their operators."""
+    lines = script[line_end + 1:].split("\n") if line_end < len(script) else []
     index = 0
-    while index < len(lines):
-        line = lines[index]
-        index += 1
-        tokens: list[tuple[int, int, str]] = []
-        for start, end, delimiter, strip_tabs, quoted in _operators(line):  # bodies in order
-            body: list[str] = []
-            while index < len(lines):
-                text = lines[index].lstrip("\t") if strip_tabs else lines[index]
-                index += 1
-                if text == delimiter:
-                    break
-                body.append(text + "\n")
-            mode = _LITERAL if quoted else _EXPAND
-            tokens.append((start, end, HEREDOC + mode + "".join(body).encode().hex()))
-        for start, end, token in reversed(tokens):  # the last first: the others keep their places
-            line = line[:start] + token + line[end:]
-        out.append(line)
-    return "\n".join(out)
+    tokens: list[tuple[int, int, str]] = []
+    for start, end, delimiter, strip_tabs, quoted in operators:
+        body: list[str] = []
+        while index < len(lines):
+            text = lines[index].lstrip("\t") if strip_tabs else lines[index]
+            index += 1
+            if text == delimiter:
+                break
+            body.append(text + "\n")
+        mode = _LITERAL if quoted else _EXPAND
+        tokens.append((start, end, HEREDOC + mode + "".join(body).encode().hex()))
+    head = script[:line_end]
+    for start, end, token in reversed(tokens):  # the last first: the others keep their places
+        head = head[:start] + token + head[end:]
+    return head if line_end == len(script) else head + "\n" + "\n".join(lines[index:])
 
 
-def _operators(line: str) -> list[tuple[int, int, str, bool, bool]]:
-    """The ``<<`` operators on ``line``, in order: (start, end, delimiter, ``<<-``, quoted). Not
-    inside quotes, ``$(( ))`` or ``<<<``."""
-    found: list[tuple[int, int, str, bool, bool]] = []
-    quote, arith, pos = "", 0, 0
-    while pos < len(line):
-        ch = line[pos]
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif line.startswith("$((", pos):
-            arith += 1
-            pos += 3
+def _line_operators(script: str) -> tuple[list[_Operator], int] | None:
+    """The ``<<`` operators of the first line that has any, and where that line ends (its first
+    newline that is syntax, at any depth: a body inside ``$( … )`` follows the line too), read by
+    :func:`~kbatch.sim.shell_scan.scan`: not inside quotes, a comment, arithmetic (``$(( ))``,
+    ``(( ))``: ``<<`` is a shift), a ``${ }``, nor a here-string's ``<<<``; a lifted word is none."""
+    found: list[_Operator] = []
+    regions: list[tuple[str, int]] = []  # the open regions: opener kind, first position inside
+    skip = -1
+    for pos, ch, depth, kind in scan(script, comments=True):
+        while len(regions) > depth:
+            regions.pop()
+        if depth > len(regions):
+            regions.append(_region(script, pos, regions))
+        if pos < skip or kind != FREE:
             continue
-        elif arith and line.startswith("))", pos):
-            arith -= 1
-            pos += 2
+        if ch == "\n" and found:
+            return found, pos
+        if ch != "<" or not script.startswith("<<", pos):
             continue
-        elif line.startswith("<<<", pos):  # a here-string (bash, busybox ash): no body to lift
-            pos += 3
+        skip = pos + 3
+        if script.startswith(("<<<", HEREDOC), pos) or any(k in _NO_HEREDOC for k, _ in regions):
             continue
-        elif not arith and line.startswith("<<", pos):
-            start = pos
-            pos += 2
-            strip_tabs = line.startswith("-", pos)
-            pos += 1 if strip_tabs else 0
-            while pos < len(line) and line[pos] in " \t":
-                pos += 1
-            word_start = pos
-            word_quote = ""
-            while pos < len(line) and (word_quote or line[pos] not in _WORD_END):
-                if word_quote:
-                    word_quote = "" if line[pos] == word_quote else word_quote
-                elif line[pos] in "'\"":
-                    word_quote = line[pos]
-                pos += 1
-            raw = line[word_start:pos]
-            if raw:
-                delimiter = raw.replace("'", "").replace('"', "").replace("\\", "")
-                found.append((start, pos, delimiter, strip_tabs, delimiter != raw))
-            continue
+        operator = _operator(script, pos)
+        if operator is not None:
+            found.append(operator)
+            skip = operator[1]
+    return (found, len(script)) if found else None
+
+
+_NO_HEREDOC = frozenset({"((", "${", "{"})
+
+
+def _region(script: str, inside: int, regions: list[tuple[str, int]]) -> tuple[str, int]:
+    """The kind of the region whose first character is at ``inside``: ``$(``, ``(``, ``${``,
+    ``{``, a backquote, or ``((`` for arithmetic (a ``(`` opening right inside another ``(``)."""
+    opener = script[inside - 1]
+    if opener == "(" and regions and regions[-1][1] == inside - 1 and regions[-1][0] in ("$(", "("):
+        regions[-1] = ("((", regions[-1][1])
+        return "((", inside
+    if opener in "({" and script[inside - 2:inside - 1] == "$":
+        return "$" + opener, inside
+    return opener, inside
+
+
+def _operator(script: str, pos: int) -> _Operator | None:
+    """The ``<<`` / ``<<-`` at ``pos`` and its delimiter word, or None when no word follows."""
+    start = pos
+    pos += 2
+    strip_tabs = script.startswith("-", pos)
+    pos += strip_tabs
+    while pos < len(script) and script[pos] in " \t":
         pos += 1
-    return found
+    end = next((at for at, ch, _, kind in scan(script, pos, nest=False)
+                if kind == FREE and ch in _WORD_END), len(script))
+    raw = script[pos:end]
+    if not raw:
+        return None
+    delimiter = raw.replace("'", "").replace('"', "").replace("\\", "")
+    return start, end, delimiter, strip_tabs, delimiter != raw

@@ -37,7 +37,7 @@ from kbatch.sim.shell_scan import cuts, region_end
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*]")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[?#@*$!-]")
 _OPERATORS = (":-", ":=", ":?", ":+", "-", "=", "?", "+", "##", "#", "%%", "%", "//", "/#", "/%", "/", ":",
               "^^", "^", ",,", ",")
 Mode = Literal["value", "pattern", "words"]

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, MutableMapping, Sequence
 
-__all__ = ["SPECIAL", "positional", "set_positional", "special"]
+__all__ = ["FLAGS_KEY", "SHELL_KEY", "SPECIAL", "is_bash", "positional", "set_positional", "special"]
 
 _COUNT = "=#"
-SPECIAL = frozenset("?#@*")
+SPECIAL = frozenset("?#@*$!-")
 
 def positional(scope: Mapping[str, str]) -> list[str]:
     """``$1`` … ``$N``."""
@@ -34,11 +34,27 @@ def set_positional(scope: MutableMapping[str, str], args: Sequence[str]) -> None
     scope[_COUNT] = str(len(args))
 
 
+FLAGS_KEY = "=-"
+"""Where ``$-`` (the options set) is kept, updated by ``set``."""
+SHELL_KEY = "=shell"
+"""Which shell runs the script: ``bash`` for ``bash -c`` (its arithmetic, its trace), absent for
+``sh`` (dash, as the rest of the simulated shell)."""
+
+
+def is_bash(scope: Mapping[str, str]) -> bool:
+    """Is the script run by bash (``bash -c``), whose own constructs then behave as bash's?"""
+    return scope.get(SHELL_KEY) == "bash"
+
+
 def special(name: str, scope: Mapping[str, str], status: int) -> str | None:
     """The value of the special or positional parameter ``name`` (``?``, ``#``, ``@``, ``*``,
-    digits); None when unset."""
+    ``$``, ``!``, ``-``, digits); None when unset."""
     if name == "?":
         return str(status)
+    if name == "$":
+        return "1"  # the shell is the container's PID 1 (:mod:`kbatch.sim.shell_pids`)
+    if name in "!-":
+        return scope.get("=" + name, "" if name == "-" else None)
     if name == "#":
         return scope.get(_COUNT, "0")
     if name in ("@", "*"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["printf", "shell_quote"]
+__all__ = ["ansi_c_quote", "printf", "shell_quote"]
 
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(.?)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "r": "\r",
@@ -38,7 +38,7 @@ def shell_quote(text: str) -> str:
     if not text:
         return "''"
     if any(not " " <= ch <= "~" for ch in text):
-        return "$'" + "".join(_ansi_c(ch) for ch in text) + "'"
+        return ansi_c_quote(text)
     out: list[str] = []
     for pos, ch in enumerate(text):
         before = text[pos - 1] if pos else ""
@@ -46,6 +46,11 @@ def shell_quote(text: str) -> str:
             out.append("\\")
         out.append(ch)
     return "".join(out)
+
+
+def ansi_c_quote(text: str) -> str:
+    """bash's ``$'…'`` form of ``text`` (``ansic_quote``, ``lib/sh/strtrans.c``)."""
+    return "$'" + "".join(_ansi_c(ch) for ch in text) + "'"
 
 
 def _ansi_c(ch: str) -> str:

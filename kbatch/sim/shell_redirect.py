@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from kbatch.sim.files import resolve
 from kbatch.sim.shell_input import Input, heredoc_body
-from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_nodes, run_simple, trace
+from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_nodes, run_simple
 from kbatch.sim.shell_syntax import Node, Redirected, Word, command_words, words
+from kbatch.sim.shell_trace import trace
 from kbatch.sim.shell_vocab import READS_STDIN, first_unmodelled, modelled
 
 __all__ = ["loop_input", "run_compound_redirected", "run_pipeline", "run_redirected"]
@@ -56,12 +57,16 @@ def run_pipeline(shell: Shell, stages: Sequence[str | Node], scope: MutableMappi
         sub.pipe_writer = index < last
         if data is not None:
             sub.stdin = Input(data)
+        if index == last and direct:  # its output continues the log's open line, and may leave one
+            sub.open_line = shell.open_line
         offset = end if index and _reads_input(stage) else 0.0
         if isinstance(stage, str):
             run_chain(sub, ((";", stage),), dict(scope))
         else:
             run_nodes(sub, (stage,), dict(scope))
         shell.absorb(sub, start + offset)
+        if index == last and direct and sub.logs:
+            shell.open_line = sub.open_line
         if index and statuses[-1] == _ENDLESS:  # the writer before never ends by itself
             statuses[-1], sub_end = _writer_status(sub, stage)
             end = max(end, sub_end)
@@ -114,16 +119,18 @@ class _Redirections:
     heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
 
 
-def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, str]) -> None:
+def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, str],
+                   traced: bool = False) -> None:
     """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
     to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
     truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
-    ``>&2`` leaves output in the log, which holds both."""
+    ``>&2`` leaves output in the log, which holds both. ``traced``: its ``set -x`` line is written."""
     words_, where = _redirections(argv)
     if not words_:
         return
     args = pathnames(shell, words_)
-    trace(shell, args, scope)
+    if not traced:
+        trace(shell, args, scope)
     _redirected(shell, where, scope, lambda stdin: run_simple(shell, args, scope, stdin))
 
 

@@ -33,14 +33,16 @@ from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
-from kbatch.sim.shell_arith import ArithError, evaluate
-from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, set_element
-from kbatch.sim.shell_eval import condition_status, for_items
+from kbatch.sim.shell_arith import ArithError
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array
+from kbatch.sim.shell_brace import brace_words
+from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_params import ParamError
-from kbatch.sim.shell_positional import set_positional
+from kbatch.sim.shell_pids import BACKGROUND_KEY, EXTERNAL, Pids
+from kbatch.sim.shell_positional import FLAGS_KEY, SHELL_KEY, set_positional
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -59,6 +61,8 @@ from kbatch.sim.shell_syntax import (
     parse_script,
     split_pipeline,
 )
+from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
+from kbatch.sim.shell_vars import ReadonlyError
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -134,7 +138,12 @@ class Shell:
         self.nounset = False  # ``set -u``: expanding an unset parameter is an error
         self.xtrace = False  # ``set -x``: each command traced on standard error (:func:`trace`)
         self.functions: dict[str, Node] = {}  # defined functions' bodies (2.9.5)
-        self.frames: list[dict[str, str | None]] = []  # per running function: ``local`` names' outer values
+        self.frames: list[dict[str, dict[str, str]]] = []  # per running call: its locals' outer state
+        self.environ: frozenset[str] = frozenset()  # the environment's names: exported (``shell_declare``)
+        self.bash = False  # ``bash -c``: bash's trace, ``$-`` and arithmetic (:func:`run_script`)
+        self.pids = Pids()  # the PID namespace's counter, shared with subshells (``shell_pids``)
+        self.exec_pid: int | None = None  # the last command was external, forked as this PID
+        self.trace_depth = 1  # bash's ``+`` count in a trace line: one more per command substitution
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -142,6 +151,9 @@ class Shell:
         sub.errexit, sub.exempt = self.errexit, self.exempt
         sub.nounset, sub.xtrace = self.nounset, self.xtrace
         sub.functions, sub.frames = dict(self.functions), [dict(frame) for frame in self.frames]
+        sub.bash, sub.pids, sub.environ = self.bash, self.pids, self.environ
+        sub.trace_depth = self.trace_depth
+        self.pids.fork()
         return sub
 
     # --- time and the stop signal ---------------------------------------------------------------
@@ -178,7 +190,9 @@ class Shell:
         return stop.unhandled_ends() or (bool(self.traps.get(stop.name)) and stop.name != "KILL")
 
     def absorb(self, sub: Shell, start: float) -> None:
-        """A subshell's steps and log lines, its time starting at ``start`` of this run."""
+        """A subshell's steps and log lines, its time starting at ``start`` of this run; its last
+        command, when external, was ``exec``-ed in it (:meth:`kbatch.sim.shell_pids.Pids.exec_last`)."""
+        self.pids.exec_last(sub.exec_pid)
         self.steps += sub.steps
         self.logs.extend(sub.logs)
         self.offsets.extend(start + offset for offset in sub.offsets)
@@ -203,6 +217,8 @@ class Shell:
         lines = text.split("\n")
         if self.open_line and self.logs:
             self.logs[-1] += lines.pop(0)
+            if not lines:  # ``echo -n a; echo -n b``: the line is still open
+                return
         self.open_line = lines[-1] != ""
         if not self.open_line:
             lines.pop()
@@ -220,7 +236,9 @@ class Shell:
 
     def fingerprint(self, scope: MutableMapping[str, str]) -> tuple[object, ...]:
         version = self.files.view.version if self.files.view is not None else 0
-        return (dict(scope), self.status, self.cwd, version, max(0.0, self.background_end - self.duration),
+        variables = dict(scope)
+        variables.pop(BACKGROUND_KEY, None)  # PIDs do not count (:mod:`kbatch.sim.shell_pids`)
+        return (variables, self.status, self.cwd, version, max(0.0, self.background_end - self.duration),
                 id(self.stdin), self.stdin.pos)
 
     def skip_to_stop(self, first_line: int, started: float) -> None:
@@ -265,15 +283,23 @@ class Shell:
 
 
 def run_script(script: str, env: dict[str, str], default: float, files: FilesFactory | None,
-               stop: StopSignal | None = None, args: Sequence[str] = ("sh",)) -> ContainerRun:
+               stop: StopSignal | None = None, args: Sequence[str] = ("sh",),
+               bash: bool = False) -> ContainerRun:
     """The run of ``sh -c SCRIPT [NAME [ARG…]]`` (``args``: ``$0`` and the positional parameters);
-    with ``stop``, the run the stop signal interrupts."""
+    with ``stop``, the run the stop signal interrupts. ``bash``: run by ``bash -c`` (its trace,
+    ``$-`` and arithmetic operators; the rest is the same). The shell sets ``PWD`` to its
+    directory (XCU ``cd``, 2.5.3)."""
     nodes = parse_script(script)
     if nodes is None:
         return ContainerRun(default, 0)
     shell = Shell(default, _Files(files), stop=stop)
+    shell.bash, shell.environ = bash, frozenset(env)
+    if bash:
+        env[SHELL_KEY] = "bash"
     env["=0"] = args[0] if args else "sh"
+    env["PWD"] = shell.cwd
     set_positional(env, args[1:])
+    env[FLAGS_KEY] = option_letters(shell)
     try:
         run_nodes(shell, nodes, env)
         run_exit_trap(shell, env)
@@ -400,6 +426,7 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
 def _run_background(shell: Shell, node: Node, scope: MutableMapping[str, str]) -> None:
     """A list ended by ``&``: a subshell whose time runs alongside, whose exit ends only itself."""
     job = shell.subshell()
+    scope[BACKGROUND_KEY] = str(shell.pids.last)  # ``$!`` (2.5.2)
     job.stdin = NO_INPUT  # an asynchronous list's standard input is /dev/null (2.9.3.1)
     run_nodes(job, (node,), dict(scope))
     shell.absorb(job, shell.duration)
@@ -439,12 +466,21 @@ def _run_for(shell: Shell, node: For, scope: MutableMapping[str, str]) -> None:
     if node.stdin:
         _with_input(shell, node, scope)
         return
-    items = for_items(node.items, scope, lambda found: pathnames(shell, found))
+    words = brace_words(node.items) if shell.bash else node.items
+    items = for_items(words, scope, lambda found: pathnames(shell, found))
     if items is None:
         raise _Unmodelled(node.items)
+    if shell.xtrace:  # the ``$(seq …)`` the words hold ran in a substitution
+        shell.trace_depth += 1
+        for argv in seq_commands(node.items):
+            trace(shell, argv, scope)
+        shell.trace_depth -= 1
     shell.status, shell.loops = 0, shell.loops + 1
+    head = f"for {node.name} in {' '.join(written_words(node.items))}" if shell.bash and shell.xtrace else ""
     try:
         for item in items:
+            if head:
+                trace_line(shell, head, scope)
             scope[node.name] = item
             if not _body(shell, node.body, scope) or shell.exited:
                 return
@@ -498,6 +534,8 @@ def _run_case(shell: Shell, node: Case, scope: MutableMapping[str, str]) -> None
     word = _expand_word(shell, node.word, scope)
     if word is None:
         return
+    if shell.bash:
+        trace_line(shell, f"case {node.word} in", scope)
     shell.status = 0
     for patterns, body in node.arms:
         for pattern in patterns:
@@ -538,6 +576,7 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
         return None
     sub = shell.subshell(capture=True)
+    sub.trace_depth += 1
     run_nodes(sub, nodes, dict(scope))
     shell.absorb(sub, shell.duration)
     shell.spend(sub.duration)
@@ -595,36 +634,58 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
-    if (compound := compound_assignment(command)) is not None:
+    if (compound := compound_assignment(command) or declare_compound(shell, command, scope)) is not None:
         return _assign_array(shell, compound, scope)
+    if shell.exited:  # a declaration refused
+        return False
+    if shell.bash and "{" in command:  # bash's brace expansion comes first
+        command = brace_words(command)
+    if (expression := arith_command(command)) is not None:
+        return run_arith_command(shell, expression, scope)
     text = expand_text(shell, command, scope, fields=True)
     if text is None:
         return False
     argv = command_words(text)
     if argv and all(not w.redirect and (ASSIGNMENT.match(w.text) or ELEMENT.match(w.text)) for w in argv):
         trace(shell, [w.text for w in argv], scope)
-        for assignment in argv:
-            if (element := ELEMENT.match(assignment.text)) is not None:
-                set_element(scope, element.group(1), element.group(2), element.group(3))
-                continue
-            name, _, value = assignment.text.partition("=")
-            scope[name] = value
+        if not assign_words(shell, [w.text for w in argv], scope):
+            return False
         # 2.9.1: with no command name, the status is the last command substitution's, else 0
         shell.status = shell.substituted or 0
     elif argv:
-        run_redirected(shell, argv, scope)
+        cond = argv[0].text == "[["
+        if cond:
+            argv = _cond_words(argv, written_words(text))
+            trace_cond(shell, written_words(text), scope)
+        run_redirected(shell, argv, scope, traced=cond and shell.xtrace)
     return True
+
+
+def _cond_words(argv: list[Word], raw: list[str]) -> list[Word]:
+    """bash's ``[[ … ]]`` words, the pattern right of ``==``, ``=`` or ``!=`` with its quoted
+    characters literal (bash(1) "[[ expression ]]": ``[[ $x == "?" ]]`` matches a ``?`` alone)."""
+    if len(raw) != len(argv):
+        return argv
+    return [word._replace(text=dequote(raw[k], as_pattern=True))
+            if 1 < k < len(argv) - 1 and argv[k - 1].text in ("==", "=", "!=") else word
+            for k, word in enumerate(argv)]
 
 
 def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
     """bash's ``NAME=(WORDS)`` (:mod:`kbatch.sim.shell_arrays`): the words expanded as a command's."""
     name, append, text = compound
-    expanded = expand_text(shell, text, scope, fields=True)
+    if shell.bash:  # bash traces the words as written, before their expansion
+        trace_line(shell, f"{name}{'+' if append else ''}=({text})", scope)
+    expanded = expand_text(shell, brace_words(text) if shell.bash else text, scope, fields=True)
     if expanded is None:
         return False
     values = pathnames(shell, command_words(expanded))
-    trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
-    set_array(scope, name, values, append)
+    if not shell.bash:
+        trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
+    try:
+        set_array(scope, name, values, append)
+    except (ReadonlyError, ArithError):
+        return assign_words(shell, [f"{name}=()"], scope)  # refused as the assignment is
     shell.status = shell.substituted or 0
     return True
 
@@ -647,12 +708,18 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
 
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
+    if "=" in argv[0] and all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>&-``
+        if assign_words(shell, argv, scope):
+            shell.status = shell.substituted or 0
+        return
     prefix = 0
     while prefix < len(argv) - 1 and ASSIGNMENT.match(argv[prefix]):
         prefix += 1
     if prefix:  # ``IFS=: read a b``: the assignments hold for the command only (2.9.1)
-        saved = {name: scope.get(name) for name, _, _ in (w.partition("=") for w in argv[:prefix])}
-        scope.update(w.partition("=")[::2] for w in argv[:prefix])
+        pairs = [(name.rstrip("+"), scope.get(name.rstrip("+"), "") + value if name.endswith("+") else value)
+                 for name, _, value in (w.partition("=") for w in argv[:prefix])]
+        saved = {name: scope.get(name) for name, _ in pairs}
+        scope.update(pairs)
         try:
             run_simple(shell, argv[prefix:], scope, stdin)
         finally:
@@ -665,6 +732,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
     function = shell.functions.get(name)
+    external = function is None and (name in EXTERNAL or (command is None and name not in _BUILTIN_NAMES))
+    shell.exec_pid = shell.pids.fork() if external else None
     if function is not None:
         call_function(shell, name, function, rest, scope, stdin if stdin is not None else shell.stdin)
     elif command is not None:
@@ -706,8 +775,24 @@ def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str])
             name = args[pos] if flag == "o" and pos < len(args) else "" if flag == "o" else flag
             pos += flag == "o"
             _set_option(shell, name, on)
+        scope[FLAGS_KEY] = option_letters(shell)
 
 
+_DASH_LETTERS = (("u", "nounset"), ("x", "xtrace"), ("f", "noglob"), ("e", "errexit"))
+_BASH_LETTERS = (("e", "errexit"), ("f", "noglob"), ("h", ""), ("u", "nounset"), ("x", "xtrace"), ("B", ""),
+                 ("c", ""))
+
+
+def option_letters(shell: Shell) -> str:
+    """``$-`` (2.5.2): the letters of the options set, in the order each shell lists them: dash
+    from its option table's end (``set -eu``: ``ue``); bash from ``a`` to ``x`` then ``B``…, with
+    ``h`` (hashall) and ``B`` (brace expansion) on by default and ``c`` for a ``-c`` script
+    (``bash -ec``: ``ehBc``)."""
+    letters = _BASH_LETTERS if shell.bash else _DASH_LETTERS
+    return "".join(letter for letter, name in letters if not name or getattr(shell, name))
+
+
+_BUILTIN_NAMES = frozenset({"break", "continue"}) | BUILTINS | TESTS
 _SET_FLAGS = {"f": "noglob", "e": "errexit", "u": "nounset", "x": "xtrace"}
 _SET_NAMES = frozenset({"noglob", "pipefail", "errexit", "nounset", "xtrace"})
 
@@ -717,17 +802,6 @@ def _set_option(shell: Shell, name: str, on: bool) -> None:
     name = _SET_FLAGS.get(name, name)
     if name in _SET_NAMES:
         setattr(shell, name, on)
-
-
-def trace(shell: Shell, argv: Sequence[str], scope: MutableMapping[str, str]) -> None:
-    """``set -x`` (XCU ``set``): the command's words after expansion, before its redirections
-    are made, on standard error after ``PS4`` (expanded; ``+ `` when unset), joined by spaces as
-    dash writes them (bash would quote a word holding blanks or quotes)."""
-    if not shell.xtrace:
-        return
-    ps4 = scope.get("PS4")
-    prompt = "+ " if ps4 is None else expand(ps4, scope, shell.status)
-    shell.error(prompt + " ".join(argv))
 
 
 def _file_test(shell: Shell, op: str, path: str) -> bool:
@@ -756,21 +830,10 @@ def _sum_sleeps(words_: list[str]) -> float | None:
     return None if any(p is None for p in parts) else sum(p for p in parts if p is not None)
 
 
-def evaluate_let(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
-    """bash/busybox ``let``: each argument an arithmetic expression; status 1 when the last is 0."""
-    value = 0
-    try:
-        for arg in args:
-            value = evaluate(arg, scope)
-    except ArithError as error:
-        shell.error(f"sh: let: {error}")
-        shell.status = 1
-        return
-    shell.status = 0 if value != 0 else 1
-
-
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
+from kbatch.sim.shell_declare import assign_words, declare_compound  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_let import arith_command, run_arith_command  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)
     loop_input,
     run_compound_redirected,

@@ -11,8 +11,9 @@ LIST; do …; done``, 2.9.4.5-6) or a :class:`Case` (``case WORD in [(]PAT[|PAT]
 after ``!``, or in an and-or list with other commands (``[ -d d ] && for …; done || echo none``,
 2.9.3) is a stage of a :class:`Piped`. ``{ LIST; }`` and ``( LIST )`` are a :class:`Group` (2.9.4.1;
 a subshell's text is one item, laid out as ``(``, its lists and ``)`` first), ``NAME() COMPOUND`` and
-bash's ``function NAME`` a :class:`Function` (2.9.5). Anything else (bash's ``(( ))``, ``select``, a
-function defined inside a pipeline or an and-or list) and any keyword out of place make
+bash's ``function NAME`` a :class:`Function` (2.9.5), a command of its and-or list or pipeline as
+any other (``cd d && f() { …; }``). bash's ``(( EXPR ))`` is a simple command here
+(:mod:`kbatch.sim.shell_let`). Anything else (``select``) and any keyword out of place make
 :func:`parse_script` answer ``None``: the vocabulary then runs the script as "anything else"
 (:mod:`kbatch.sim.command`).
 
@@ -168,8 +169,8 @@ def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
     if not parts:
         return "", ""
     head = parts[0]
-    if head.startswith("(("):  # bash's arithmetic command
-        raise _Unsupported(head)
+    if head.startswith("(("):  # bash's arithmetic command: a simple command here
+        return "((", parts[1] if len(parts) > 1 else ""
     if head.startswith("("):
         return "(", text.lstrip()[1:]
     if head[:1] not in "<>":  # ``fi>f``, ``done|sort``: an operator ends the keyword
@@ -191,7 +192,7 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
         if head in _OPENERS or head in _CLOSERS:
             raise _Unsupported(head)
         opening = _opening(items, i)
-        if _head(items[i])[0] in _COMPOUND:
+        if _head(items[i])[0] in _COMPOUND or _FUNCTION.match(items[i][0][0][1].strip()):
             node, i = _compound(items, i, opening)
         else:
             node, i = Simple(*items[i]), i + 1
@@ -220,15 +221,16 @@ def _strip(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[Chain
     return (), i + 1
 
 
-def _function(items: list[tuple[Chain, bool]], i: int) -> tuple[Function, int]:
+def _function(items: list[tuple[Chain, bool]], i: int, opening: _Opening | None = None) -> tuple[Node, int]:
     """``NAME() COMPOUND`` / ``function NAME [()] COMPOUND``, the compound command on the same line
-    or the next (2.9.5); a definition piped, in an and-or list or in the background is not read."""
+    or the next (2.9.5). The definition is a command of its and-or list or pipeline, as any other
+    (2.9.2-3: ``cd d && f() { …; } && f``; its status 0); one in the background is not read."""
     chain, background = items[i]
     found = _FUNCTION.match(chain[0][1].strip())
     assert found is not None
-    name, rest = found.group(1) or found.group(3), (found.group(2) or found.group(4) or "").strip()
-    if rest:
-        items[i] = (((";", rest), *chain[1:]), background)
+    name, text = found.group(1) or found.group(3), (found.group(2) or found.group(4) or "").strip()
+    if text:
+        items[i] = (((";", text), *chain[1:]), background)
     elif len(chain) > 1 or background:
         raise _Unsupported("function")
     else:
@@ -236,9 +238,17 @@ def _function(items: list[tuple[Chain, bool]], i: int) -> tuple[Function, int]:
     if i >= len(items) or _head(items[i])[0] not in _COMPOUND or _opening(items, i) != _Opening():
         raise _Unsupported("function body")
     node, i = _compound(items, i, _Opening())
+    piped: list[str | Node] = []
+    rest: Chain = ()
+    if isinstance(node, Piped) and node.lead is None and not node.negate:
+        body = node.stages[0]
+        if isinstance(body, str):
+            raise _Unsupported("function body")
+        piped, rest = list(node.stages[1:]), node.rest  # ``f() { …; } | g && h``: the rest is the list's
+        node = body
     if isinstance(node, Piped) or items[i - 1][1]:
         raise _Unsupported("function body")
-    return Function(name, node), i
+    return _piped(Function(name, node), opening or _Opening(), piped, rest), i
 
 
 def _group(items: list[tuple[Chain, bool]], i: int, opener: str) -> tuple[Group, int]:
@@ -398,7 +408,8 @@ def _first_compound(stages: list[str]) -> int | None:
     opens one too."""
     for k, stage in enumerate(stages):
         word = _first_word(stage)
-        if word == "(" or (word in _COMPOUND and k == len(stages) - 1):
+        last = k == len(stages) - 1
+        if word == "(" or (last and (word in _COMPOUND or _FUNCTION.match(stage.strip()))):
             return k
         if word in _COMPOUND:
             if _first_word(stages[-1]) in _COMPOUND:
@@ -414,6 +425,8 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
     and-or list's rest."""
     head = _head(items[i])[0]
     node: Node
+    if _FUNCTION.match(items[i][0][0][1].strip()):  # a definition after ``&&`` / ``||`` / ``|``
+        return _function(items, i, opening)
     if head == "(":
         _subshell_items(items, i)
     if head in ("{", "("):
@@ -450,7 +463,7 @@ def _compound(items: list[tuple[Chain, bool]], i: int, opening: _Opening) -> tup
     return _piped(node, opening, after, rest), i
 
 
-def _piped(node: Node, opening: _Opening, after: list[str], rest: Chain) -> Node:
+def _piped(node: Node, opening: _Opening, after: list[str] | list[str | Node], rest: Chain) -> Node:
     lead, separator, negate, before = opening
     if lead or negate or before or rest or after:
         return Piped((*before, node, *after), negate, rest, lead, separator)

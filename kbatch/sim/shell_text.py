@@ -23,8 +23,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
     # name: (flags without a value, flags taking a value)
     "grep": ("vicqnxwFEsGh", "e"),
     "wc": ("lwcm", ""),
-    "head": ("", "n"),
-    "tail": ("", "n"),
+    "head": ("", "nc"),
+    "tail": ("", "nc"),
     "sort": ("rnu", ""),
     "tr": ("ds", ""),
     "cut": ("s", "dfcb"),
@@ -97,6 +97,8 @@ def run_filter(name: str, args: list[str], stdin: str, read: Read) -> Result:
     status = 1 if errors else 0
     if name == "wc":
         return _wc(opts, texts, stdin_only=not operands), errors, status
+    if name in ("head", "tail") and "c" in opts:
+        return _bytes(name, opts["c"], texts, len(operands) > 1), errors, status
     if name in ("head", "tail"):
         return _head_tail(name, opts.get("n", "10"), texts, len(operands) > 1), errors, status
     if name == "sort":
@@ -243,6 +245,27 @@ def _head_tail(name: str, count: str, texts: list[tuple[str, str]], headers: boo
         else:
             picked = lines[len(lines) - abs(number):] if number else []
         out.extend(picked)
+    return "".join(out)
+
+
+def _bytes(name: str, count: str, texts: list[tuple[str, str]], headers: bool) -> str:
+    """GNU ``head -c [-]N`` (the first N bytes; all but the last N) and ``tail -c [+]N`` (the last N;
+    from the N-th on), of each input in the C locale."""
+    out: list[str] = []
+    try:
+        number = int(count.lstrip("+-"))
+    except ValueError:
+        number = 0
+    for index, (operand, text) in enumerate(texts):
+        if headers:
+            out.append(("\n" if index else "") + f"==> {operand} <==\n")
+        data = text.encode()
+        if name == "head":
+            picked = data[:max(0, len(data) - number)] if count.startswith("-") else data[:number]
+        else:
+            picked = data[max(0, number - 1):] if count.startswith("+") else data[len(data) - number:]
+            picked = picked if number or count.startswith("+") else b""
+        out.append(picked.decode(errors="replace"))
     return "".join(out)
 
 

@@ -38,23 +38,24 @@ from kbatch.sim.shell_text import FILTERS, modelled_filter
 __all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "first_unmodelled",
            "modelled"]
 
-BUILTINS = frozenset({"export", "set", "unset", "umask", "readonly"})
+BUILTINS = frozenset({"set", "umask"})
 """Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
 TESTS = frozenset({"[", "[[", "test"})
 FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
                                             "break", "continue", "sleep", "printf", "read", "tee", "yes",
-                                            "shift", "local", "return", "printenv", "env"}
+                                            "shift", "local", "return", "printenv", "env", "pwd",
+                                            "export", "unset", "readonly", "declare", "typeset"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
     """Is the simple command ``argv`` (unexpanded words) one the runner models (``functions``: the
     names the script defines, calls of which are)?"""
-    if not argv or all(ASSIGNMENT.match(w) or ELEMENT.match(w) for w in argv):
-        return True
+    if not argv or all(ASSIGNMENT.match(w) or ELEMENT.match(w) for w in argv) or argv[0].startswith("(("):
+        return True  # assignments, bash's ``(( EXPR ))``
     while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
     name, rest = argv[0], argv[1:]

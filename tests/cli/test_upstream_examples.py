@@ -282,8 +282,11 @@ def test_jobset_failure_policy_example_restarts_three_times_then_fails(tmp_path:
     cli.ok("advance", "5s")
     pod = next(p["metadata"]["name"] for p in cli.json("get", "pods")["items"]
                if p["metadata"]["name"].startswith("failure-policy-leader-0-0-"))
-    countdown = "".join(f"Sleeping in {i}\n" for i in range(10, 4, -1))  # 5 s in: 10 … 5 printed
-    assert cli.ok("logs", pod) == "JOB_COMPLETION_INDEX=0\n" + countdown
+    # 5 s in: 10 … 5 printed, each after bash's ``-x`` trace of the commands (kbatch.sim.shell_trace)
+    countdown = "".join(f"+ for i in $(seq 10 -1 1)\n+ echo 'Sleeping in {i}'\nSleeping in {i}\n+ sleep 1\n"
+                        for i in range(10, 4, -1))
+    trace = "+ echo JOB_COMPLETION_INDEX=0\nJOB_COMPLETION_INDEX=0\n+ [[ 0 == \\0 ]]\n++ seq 10 -1 1\n"
+    assert cli.ok("logs", pod) == trace + countdown
     cli.ok("wait", "jobset/failure-policy", "--for", "condition=Failed", "--timeout", "10m")
     jobset = cli.json("get", "jobset", "failure-policy")
     assert jobset["status"]["restarts"] == 3 and jobset["status"]["terminalState"] == "Failed"

@@ -30,15 +30,18 @@ def real_output(shell: str, script: str, args: tuple[str, ...] = ()) -> tuple[st
 
 
 def simulated_output(script: str, files: FileSystem | None = None,
-                     args: tuple[str, ...] = ()) -> tuple[str, int]:
-    """What the simulated shell prints for ``sh -c SCRIPT [ARG…]`` (its log, a line per log line)
-    and its exit status, with ``$D`` a directory of the container's own layer."""
-    run = interpret(["sh", "-c", script, *args], env={"D": "/tmp/scratch"},
+                     args: tuple[str, ...] = (), shell: str = "sh") -> tuple[str, int]:
+    """What the simulated shell prints for ``sh -c SCRIPT [ARG…]`` (``shell``: ``bash -c``; its log,
+    a line per log line) and its exit status, with ``$D`` a directory of the container's own layer."""
+    run = interpret([shell, "-c", script, *args], env={"D": "/tmp/scratch"},
                     files=(lambda: files) if files is not None else None)
     return "".join(line + "\n" for line in run.logs), run.exit_code
 
 
-def agree(script: str, shells: tuple[str, ...] = SHELLS, args: tuple[str, ...] = ()) -> None:
-    """The simulated shell prints what each real shell prints, and exits as it does."""
+def agree(script: str, shells: tuple[str, ...] = SHELLS, args: tuple[str, ...] = (),
+          as_bash: bool = False) -> None:
+    """The simulated shell prints what each real shell prints, and exits as it does (``as_bash``:
+    the simulated one run as ``bash -c``, its bash-only constructs then bash's)."""
     for shell in shells:
-        assert simulated_output(script, args=args) == real_output(shell, script, args), shell
+        simulated = simulated_output(script, args=args, shell="bash" if as_bash else "sh")
+        assert simulated == real_output(shell, script, args), shell

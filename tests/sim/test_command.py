@@ -115,8 +115,11 @@ def test_wait_ends_with_the_longest_of_foreground_and_background(bg: int, fg: in
 )
 def test_shell_options_before_or_combined_with_c_still_run_the_script(argv: list[str]) -> None:
     """sh and bash take ``-c`` among other single-letter options (``-xc``, ``-e -c``), and the
-    script is the first operand after the options (POSIX ``sh`` synopsis; bash(1) "OPTIONS")."""
-    assert interpret(argv) == ContainerRun(30.0, 0)
+    script is the first operand after the options (POSIX ``sh`` synopsis; bash(1) "OPTIONS");
+    ``-x`` traces (``+ sleep 30``)."""
+    run = interpret(argv)
+    traced = any(w.startswith("-") and "x" in w for w in argv[1:])
+    assert (run.duration, run.exit_code, run.logs) == (30.0, 0, ("+ sleep 30",) if traced else ())
 
 
 def test_a_shell_without_c_reads_no_script() -> None:
@@ -136,7 +139,7 @@ def test_a_shell_without_c_reads_no_script() -> None:
 def test_groups_subshells_and_functions_are_in_the_vocabulary(script: str, run: ContainerRun) -> None:
     """``{ }``, ``( )`` and functions (tests/sim/test_shell_groups.py, test_shell_functions.py): an
     ``exit`` in a subshell ends only it."""
-    assert interpret(["bash", "-xc", script]) == run
+    assert interpret(["bash", "-c", script]) == run
 
 
 @pytest.mark.parametrize(

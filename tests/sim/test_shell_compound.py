@@ -20,16 +20,30 @@ FAILURE_POLICY = load_manifests(JOBSET_FAILURE_POLICY)[0]["spec"]["replicatedJob
 
 
 def test_the_failure_policy_example_fails_index_0_after_ten_seconds() -> None:
+    """``bash -xc``: bash's trace of each command before what it prints (kbatch.sim.shell_trace)."""
     run = interpret(["bash", "-xc", FAILURE_POLICY], env={"JOB_COMPLETION_INDEX": "0"})
     assert (run.duration, run.exit_code) == (10.0, 1)
-    assert run.logs == ("JOB_COMPLETION_INDEX=0", *(f"Sleeping in {i}" for i in range(10, 0, -1)))
-    assert run.log_offsets == (0.0, *(float(t) for t in range(10)))  # each echo before its sleep
+    iterations = [("+ for i in $(seq 10 -1 1)", f"+ echo 'Sleeping in {i}'", f"Sleeping in {i}", "+ sleep 1")
+                  for i in range(10, 0, -1)]
+    assert run.logs == ("+ echo JOB_COMPLETION_INDEX=0", "JOB_COMPLETION_INDEX=0", "+ [[ 0 == \\0 ]]",
+                        "++ seq 10 -1 1", *(line for lines in iterations for line in lines), "+ exit 1")
+    assert run.log_offsets == (0.0,) * 4 + tuple(float(t) for t in range(10) for _ in range(4)) + (10.0,)
 
 
 def test_the_other_indexes_count_to_a_thousand() -> None:
     run = interpret(["bash", "-xc", FAILURE_POLICY], env={"JOB_COMPLETION_INDEX": "1"})
-    assert (run.duration, run.exit_code, len(run.logs)) == (1000.0, 0, 1001)
-    assert run.logs[-1] == "1000" and run.log_offsets[-1] == 999.0
+    assert (run.duration, run.exit_code, len(run.logs)) == (1000.0, 0, 4 + 4 * 1000)
+    assert run.logs[-2:] == ("1000", "+ sleep 1") and run.log_offsets[-1] == 999.0
+
+
+def test_the_failure_policy_trace_is_bashs() -> None:
+    """What real bash writes for the script (its sleeps shortened), line for line."""
+    from tests.sim.real_shell import SHELLS, real_output, simulated_output
+    if "bash" not in SHELLS:
+        pytest.skip("no bash")
+    short = FAILURE_POLICY.replace("seq 10", "seq 3").replace("sleep 1", ":")
+    script = "JOB_COMPLETION_INDEX=0; set -x\n" + short
+    assert simulated_output(script, shell="bash") == real_output("bash", script)
 
 
 def test_the_tree() -> None:
@@ -45,7 +59,7 @@ def test_the_tree() -> None:
 
 @pytest.mark.parametrize("script", [
     "if true; then sleep 1", "fi", "for x in 1; sleep 1; done", "{ sleep 1 }", "( )",
-    "then echo", "done", "((x = 1))",
+    "then echo", "done",
 ])
 def test_syntax_outside_the_model_is_none(script: str) -> None:
     assert parse_script(script) is None

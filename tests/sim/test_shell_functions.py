@@ -81,3 +81,21 @@ def test_recursion_is_bounded_with_bash_s_message() -> None:
 def test_a_call_takes_the_time_of_its_commands() -> None:
     run = interpret(["sh", "-c", 'step() { echo "step $1"; sleep "$2"; }; step a 3; step b 2'])
     assert (run.duration, run.logs, run.log_offsets) == (5.0, ("step a", "step b"), (0.0, 3.0))
+
+
+@pytest.mark.parametrize("script", [
+    'mkdir -p d; cd d && f() { echo "in ${PWD#$D}"; }; f',
+    "f() { echo a; } && echo ok; f",
+    "false && k() { echo k; }; echo $?; true || g() { :; }; echo $?",
+    "x=1; [ $x = 1 ] && f() { echo one; }; f; ! true || h() { echo h; }; h",
+    "f() { echo p; } | cat; echo piped",
+])
+def test_a_definition_in_an_and_or_list_or_pipeline_agrees_with_real_shells(script: str) -> None:
+    """2.9.2-3: a function definition is a command of its list (status 0), run when the list gets
+    to it; in a pipeline it is defined in the stage's subshell alone."""
+    agree(INTO_D + script)
+
+
+def test_a_definition_after_and_is_no_longer_anything_else() -> None:
+    run = interpret(["sh", "-c", "true && f() { sleep 5; }; f; exit 3"])
+    assert (run.duration, run.exit_code) == (5.0, 3)

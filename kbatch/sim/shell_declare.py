@@ -1,0 +1,304 @@
+"""The builtins that declare, export, protect and unset a simulated script's variables, and the
+assignment words of a command (:mod:`kbatch.sim.shell_vars` keeps the variables).
+
+* ``NAME=V``, ``NAME+=V``, ``NAME[SUB]=V`` (POSIX "Shell Command Language" 2.9.1; ``+=`` and
+  subscripts bash's): :func:`assign_words`. A read-only variable refuses and the script ends, with
+  dash's ``sh: NAME: is read only`` and status 2 (``bash -c``: ``bash: NAME: readonly variable``,
+  status 1).
+* ``export [-n] [-p] NAME[=V]…``, ``readonly [-p] NAME[=V]…`` (XCU ``export``, ``readonly``): the
+  assignment made, the attribute set; ``-p`` prints them as the shell would read them back (dash:
+  ``export NAME='v'``; bash: ``declare -x NAME="v"``); every variable of the container's
+  environment is exported. A read-only one refuses (dash: a special builtin's error, the script
+  ends with 2; bash: status 1).
+* ``declare`` / ``typeset`` ``[-aAilrux] [-g] [-p] [NAME[=V]…]`` (bash(1) ``declare``; dash has
+  neither): the attributes (``+x`` takes one away), an integer's value arithmetic, ``-a`` / ``-A`` an
+  indexed / associative array (``declare -A m=([k]=v)``); in a function a name is the call's own
+  unless ``-g``; ``-p`` prints each as bash does (``declare -ai n=([0]="1")``, ``declare -A
+  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` / ``-F`` (functions)
+  print nothing here.
+* ``local [OPTIONS] NAME[=V]…`` (dash, bash): as ``declare`` in the running function. As dash,
+  ``local X`` keeps the value ``X`` had; bash (``bash -c``) unsets it. Outside a function dash ends
+  the script (``sh: local: not in a function``, 2); bash answers 1 and goes on.
+* ``unset [-v|-f] NAME…`` (XCU ``unset``; ``unset 'a[1]'`` bash's): a variable with its elements
+  and attributes, an element, or (``-f``) a function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, MutableMapping
+
+from kbatch.sim.shell_arith import ArithError
+from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_printf import ansi_c_quote
+from kbatch.sim.shell_run import Shell
+from kbatch.sim.shell_trace import bash_quote
+from kbatch.sim.shell_vars import (
+    ARRAY_KEY,
+    DECLARED,
+    ReadonlyError,
+    assign,
+    attributes,
+    drop,
+    is_assoc,
+    plain,
+    set_attributes,
+    snapshot,
+    subscripts,
+    unset_element,
+)
+
+__all__ = ["DECLARE_COMMANDS", "assign_words", "declare_compound"]
+
+_WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DOTALL)
+_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
+_COMPOUND = re.compile(r"^\s*(declare|typeset|local|export|readonly)((?:\s+[-+][A-Za-z]+)*)\s+"
+                       r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
+_FLAGS = "aAirxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
+_UNEXPORTED = "-"  # an attribute letter: an environment variable ``export -n`` took the export from
+Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
+
+
+def _fail(shell: Shell, message: str, status: int, fatal: bool) -> None:
+    shell.error(message)
+    shell.status = status
+    shell.exited = shell.exited or fatal
+
+
+def assign_words(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> bool:
+    """An assignment-only command's words, in order; False when one failed (the script ended)."""
+    for word in words:
+        name, equals, value = word.partition("=")
+        if equals and plain(scope, name):  # the usual ``i=1``: nothing to honour
+            scope[name] = value
+            continue
+        found = _WORD.match(word)
+        if found is None:
+            continue
+        if not _assign(shell, scope, found.group(1), found.group(3), found.group(2) == "+", ""):
+            return False
+    return True
+
+
+def _assign(shell: Shell, scope: MutableMapping[str, str], target: str, value: str, append: bool,
+            builtin: str) -> bool:
+    """One assignment; a read-only variable or a bad number is an error (see above)."""
+    try:
+        assign(scope, target, value, append)
+    except ReadonlyError as error:
+        _refuse(shell, str(error), builtin)
+        return False
+    except ArithError as error:
+        _fail(shell, f"sh: arithmetic expression: {error}", 2 if not shell.bash else 1, not shell.bash)
+        return False
+    return True
+
+
+def _refuse(shell: Shell, name: str, builtin: str) -> None:
+    """A read-only ``name`` refused: an assignment word ends the script (bash: status 1), a
+    builtin answers 1 under bash and ends dash's script with 2 (a special builtin's error)."""
+    where = f"{builtin}: " if builtin else ""
+    if shell.bash:  # its ``export`` and ``readonly`` do not name themselves
+        where = "" if builtin in ("export", "readonly") else where
+        _fail(shell, f"bash: {where}{name}: readonly variable", 1, not builtin)
+    else:
+        _fail(shell, f"sh: {where}{name}: is read only", 2, True)
+
+
+def _options(args: list[str]) -> tuple[str, str, list[str]]:
+    """The letters turned on (``-ai``) and off (``+x``), and the operands."""
+    on, off, index = "", "", 0
+    while index < len(args) and args[index][:1] in "-+" and len(args[index]) > 1:
+        if args[index] == "--":
+            index += 1
+            break
+        if args[index][0] == "-":
+            on += args[index][1:]
+        else:
+            off += args[index][1:]
+        index += 1
+    return on, off, args[index:]
+
+
+def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], builtin: str) -> None:
+    on, off, operands = _options(args)
+    shell.status = 0
+    if "f" in on or "F" in on:
+        return
+    if "p" in on:
+        _print(shell, operands, scope, builtin, on.replace("p", ""))
+        return
+    local = builtin == "local" or (builtin in ("declare", "typeset") and bool(shell.frames) and "g" not in on)
+    if local and not _localize(shell, operands, scope):
+        return
+    letters = "".join(ch for ch in on if ch in _FLAGS and ch != "r")
+    for operand in operands:
+        found = _WORD.match(operand)
+        name = (found.group(1) if found else operand).partition("[")[0]
+        if "r" in attributes(scope, name) and (found or off or letters):
+            _refuse(shell, name, builtin)
+            if shell.exited:
+                return
+            continue
+        set_attributes(scope, name, letters + ("" if found or name in scope else DECLARED), off)
+        if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
+            scope[ARRAY_KEY.format(name, 0)] = scope[name]
+        if found is not None and not _assign(shell, scope, found.group(1), found.group(3),
+                                             found.group(2) == "+", builtin):
+            return
+        if "r" in on:  # ``declare -r x=1``: assigned, then protected
+            set_attributes(scope, name, "r")
+
+
+def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:
+    """The operands' names become the running call's own (their state put back when it returns)."""
+    if not shell.frames:
+        if shell.bash:
+            _fail(shell, "bash: local: can only be used in a function", 1, False)
+        else:
+            _fail(shell, "sh: local: not in a function", 2, True)
+        return False
+    frame = shell.frames[-1]
+    for operand in operands:
+        name = operand.partition("=")[0].partition("[")[0].rstrip("+")
+        if name not in frame:
+            frame[name] = snapshot(scope, name)
+            if shell.bash and "=" not in operand:
+                drop(scope, name)
+    return True
+
+
+def _print(shell: Shell, names: list[str], scope: MutableMapping[str, str], builtin: str, only: str) -> None:
+    """``declare -p`` / ``export -p`` / ``readonly -p``: each variable as the shell reads it back."""
+    if not names:
+        names = sorted(name for name in _variables(scope)
+                       if all(ch in _letters(shell, scope, name) for ch in only))
+    for name in names:
+        if name not in scope and not attributes(scope, name):
+            shell.error(f"{'bash' if shell.bash else 'sh'}: {builtin}: {name}: not found")
+            shell.status = 1
+            continue
+        shell.out(_declaration(shell, scope, name, builtin) + "\n")
+
+
+def _variables(scope: MutableMapping[str, str]) -> set[str]:
+    names = {key for key in scope if _NAME.match(key) and "[" not in key}
+    return names | {key[2:] for key in scope if key.startswith("=@")}
+
+
+def _letters(shell: Shell, scope: MutableMapping[str, str], name: str) -> str:
+    """``name``'s attribute letters in ``declare``'s order; the environment's variables exported."""
+    letters = attributes(scope, name)
+    if name in shell.environ and _UNEXPORTED not in letters:
+        letters += "x"
+    return "".join(ch for ch in _FLAGS if ch in letters)
+
+
+def _declaration(shell: Shell, scope: MutableMapping[str, str], name: str, builtin: str) -> str:
+    letters = _letters(shell, scope, name)
+    if not shell.bash:  # dash: ``export NAME='v'``
+        value = scope.get(name)
+        quoted = "" if value is None else "='" + value.replace("'", "'\"'\"'") + "'"
+        return f"{builtin} {name}{quoted}"
+    head = f"declare -{letters or '-'} {name}"
+    if "a" in letters or "A" in letters:
+        assoc = is_assoc(scope, name)
+        parts = [f"[{_key(sub) if assoc else sub}]={_double(scope.get(ARRAY_KEY.format(name, sub), ''))}"
+                 for sub in subscripts(scope, name)]
+        declared = DECLARED in attributes(scope, name) and not parts
+        return head if declared else f"{head}=({' '.join(parts)}{' ' if assoc and parts else ''})"
+    value = scope.get(name)
+    return head if value is None else f"{head}={_double(value)}"
+
+
+def _double(value: str) -> str:
+    """A value as ``declare -p`` writes it: double-quoted with ``\\ " $ ``` backslashed, or bash's
+    ``$'…'`` when it holds a newline or a byte that is not printable ASCII."""
+    if any(not " " <= ch <= "~" for ch in value):
+        return ansi_c_quote(value)
+    return '"' + "".join("\\" + ch if ch in '\\"$`' else ch for ch in value) + '"'
+
+
+def _key(key: str) -> str:
+    return _double(key) if bash_quote(key) != key else key
+
+
+def _export(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    _mark(shell, args, scope, "export", "x")
+
+
+def _readonly(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    _mark(shell, args, scope, "readonly", "r")
+
+
+def _mark(shell: Shell, args: list[str], scope: MutableMapping[str, str], builtin: str, letter: str) -> None:
+    """``export`` / ``readonly``: each operand assigned (when it has ``=``) and given ``letter``;
+    ``export -n`` takes the export away; ``-p`` (or no operand) prints them."""
+    on, _, operands = _options(args)
+    shell.status = 0
+    if "p" in on or not operands:
+        _print(shell, operands, scope, builtin, letter)
+        return
+    for operand in operands:
+        found = _WORD.match(operand)
+        name = found.group(1) if found else operand
+        if found is not None and not _assign(shell, scope, name, found.group(3), found.group(2) == "+",
+                                             builtin):
+            return
+        if "n" in on:
+            set_attributes(scope, name, _UNEXPORTED if name in shell.environ else "", remove=letter)
+        else:
+            set_attributes(scope, name, letter, remove=_UNEXPORTED)
+
+
+def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    on, _, operands = _options(args)
+    shell.status = 0
+    for operand in operands:
+        if "f" in on:
+            shell.functions.pop(operand, None)
+            continue
+        found = _NAME.match(operand)
+        if found is None:
+            continue
+        name, subscript = found.groups()
+        try:
+            if subscript is not None:
+                unset_element(scope, name, subscript)
+            elif "r" in attributes(scope, name):
+                raise ReadonlyError(name)
+            else:
+                drop(scope, name)
+        except ReadonlyError:
+            if shell.bash:
+                _fail(shell, f"bash: unset: {name}: cannot unset: readonly variable", 1, False)
+                continue
+            _fail(shell, f"sh: unset: {name}: is read only", 2, True)
+            return
+
+
+def declare_compound(shell: Shell, command: str,
+                     scope: MutableMapping[str, str]) -> tuple[str, bool, str] | None:
+    """``declare -A m=(…)`` and the like, the whole command: the declaration run (without the
+    value), and the compound assignment left to make, as :func:`kbatch.sim.shell_arrays.
+    compound_assignment` gives it; None for another command."""
+    if "=(" not in command:
+        return None
+    found = _COMPOUND.match(command)
+    if found is None:
+        return None
+    builtin, options, name, append, words = found.groups()
+    DECLARE_COMMANDS[builtin](shell, [*options.split(), name], scope, shell.stdin)
+    return None if shell.exited else (name, append == "+", words)
+
+
+def _builtin(name: str) -> Command:
+    def run(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+        _declare(shell, args, scope, name)
+    return run
+
+
+DECLARE_COMMANDS: dict[str, Command] = {
+    "declare": _builtin("declare"), "typeset": _builtin("typeset"), "local": _builtin("local"),
+    "export": _export, "readonly": _readonly, "unset": _unset,
+}
