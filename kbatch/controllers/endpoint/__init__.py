@@ -20,14 +20,15 @@ __all__ = ["MAX_CAPACITY", "EndpointsController", "desired_subsets", "setup", "t
 def setup(ctx: ControllerContext) -> EndpointsController:
     """Catalog factory for ``endpoint``."""
     from kbatch.api.core_v1 import Endpoints, Pod, Service
-    from kbatch.controllers.endpointslice.mapping import POD_CHANGES, ServicesForPod
+    from kbatch.controllers.endpointslice.mapping import ServiceSelectors
     from kbatch.runtime.predicate import Funcs
 
     controller = EndpointsController(ctx)
+    services = ServiceSelectors(ctx.cache)
     (ctx.build()
         .describe("keeps one core/v1 Endpoints per Service with a selector (deprecated API)")
         .for_(Service)
-        .watches(Pod, ServicesForPod(ctx.cache), POD_CHANGES)
+        .watches(Pod, services, services)
         .watches(Endpoints, controller.for_endpoints, Funcs(update=False))
         .complete(controller))
     return controller

@@ -12,7 +12,7 @@ Option: ``max_endpoints_per_slice`` (100).
 from __future__ import annotations
 
 from kbatch.controllers.endpointslice.controller import MIN_SYNC_DELAY, EndpointSliceController, MissingNode
-from kbatch.controllers.endpointslice.mapping import POD_CHANGES, ServicesForPod
+from kbatch.controllers.endpointslice.mapping import ServiceSelectors
 from kbatch.controllers.endpointslice.reconciler import MAX_ENDPOINTS_PER_SLICE, SlicePlan, plan_slices
 from kbatch.runtime.context import ControllerContext
 
@@ -27,10 +27,11 @@ def setup(ctx: ControllerContext) -> EndpointSliceController:
     from kbatch.runtime.handler import new_object_only
 
     controller = EndpointSliceController(ctx)
+    services = ServiceSelectors(ctx.cache)
     (ctx.build()
         .describe("keeps the EndpointSlices of Services with a selector (discovery.k8s.io/v1)")
         .for_(Service)
-        .watches(Pod, ServicesForPod(ctx.cache), POD_CHANGES)
+        .watches(Pod, services, services)
         .watches(EndpointSlice, new_object_only(controller.for_slice))
         .complete(controller))
     return controller

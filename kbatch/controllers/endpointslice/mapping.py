@@ -2,11 +2,12 @@
 ``util/controller_utils.go`` ``GetPodServiceMemberships``, ``GetServicesToUpdateOnPodChange``),
 shared by the endpointslice and endpoints controllers.
 
-Cheap on purpose, for pod create and status writes are the hot path: an update passes only when
-:func:`..pods.pod_endpoints_changed` says it matters, and the mapper looks only at the Services of
-the pod's namespace (the informer's namespace index), so a namespace without a Service costs one
-index lookup. Old and new pod are both mapped on an update (a union of the Services before and
-after; upstream reconciles the symmetric difference when only labels changed, a subset of it).
+Cheap on purpose, for pod creates and status writes are the hot path: :class:`ServiceSelectors` keeps,
+from the Service informer's events, the selectors of each namespace's Services that get endpoints
+(a selector, not ExternalName). A pod event in a namespace without one costs a dict lookup; an update
+passes only when :func:`..pods.pod_endpoints_changed` says it matters. Old and new pod are both mapped
+on an update (the Services before and after; upstream reconciles the symmetric difference when only
+labels changed, a subset of it).
 """
 
 from __future__ import annotations
@@ -17,46 +18,56 @@ from kbatch.controllers.endpointslice.pods import pod_endpoints_changed, selects
 from kbatch.runtime.cache import Cache
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["POD_CHANGES", "ServicesForPod"]
+__all__ = ["ServiceSelectors"]
 
 
-class _PodChanges:
-    """Predicate: every create and delete; an update only when the endpoints may change."""
+class ServiceSelectors:
+    """The Services that get endpoints, by namespace (a Service informer handler), and the pod
+    predicate and mapper reading them. A class: handlers, predicates and mappers are pickled."""
 
-    def create(self, obj: Any) -> bool:
-        return True
-
-    def update(self, old: Any, new: Any) -> bool:
-        return pod_endpoints_changed(old, new)
-
-    def delete(self, obj: Any) -> bool:
-        return True
-
-
-POD_CHANGES = _PodChanges()
-
-
-class ServicesForPod:
-    """A pod → the Services of its namespace whose selector picks it (a class: mappers are pickled)."""
-
-    __slots__ = ("cache",)
+    __slots__ = ("by_namespace",)
 
     def __init__(self, cache: Cache) -> None:
-        self.cache = cache
-
-    def __call__(self, pod: Any) -> list[Request]:
         from kbatch.api.core_v1 import Service
 
+        self.by_namespace: dict[str, dict[str, dict[str, str]]] = {}
+        cache.informer_for(Service).add_event_handler(self)
+
+    # -- the Service informer's events ---------------------------------------------------------
+    def on_add(self, service: Any) -> None:
+        namespace, name = service.metadata.namespace or "", service.metadata.name or ""
+        selectors = self.by_namespace.get(namespace)
+        if service.spec.selector is not None and service.spec.type != "ExternalName":
+            self.by_namespace.setdefault(namespace, {})[name] = service.spec.selector
+        elif selectors is not None:
+            selectors.pop(name, None)
+            if not selectors:
+                del self.by_namespace[namespace]
+
+    def on_update(self, old: Any, new: Any) -> None:
+        self.on_add(new)
+
+    def on_delete(self, service: Any) -> None:
+        namespace = service.metadata.namespace or ""
+        selectors = self.by_namespace.get(namespace)
+        if selectors is not None:
+            selectors.pop(service.metadata.name or "", None)
+            if not selectors:
+                del self.by_namespace[namespace]
+
+    # -- pod events: predicate, then mapper ------------------------------------------------------
+    def create(self, pod: Any) -> bool:
+        return (pod.metadata.namespace or "") in self.by_namespace
+
+    def update(self, old: Any, new: Any) -> bool:
+        return (new.metadata.namespace or "") in self.by_namespace and pod_endpoints_changed(old, new)
+
+    def delete(self, pod: Any) -> bool:
+        return self.create(pod)
+
+    def __call__(self, pod: Any) -> list[Request]:
         namespace = pod.metadata.namespace or ""
-        services = self.cache.list(Service, namespace)
-        if not services:
-            return []
         labels = pod.metadata.labels
-        return [Request(namespace, s.metadata.name or "") for s in services
-                if selects(s.spec.selector, labels)]
-
-    def __getstate__(self) -> Cache:
-        return self.cache
-
-    def __setstate__(self, state: Cache) -> None:
-        self.cache = state
+        selectors = self.by_namespace.get(namespace, {})
+        return [Request(namespace, name) for name, selector in sorted(selectors.items())
+                if selects(selector, labels)]

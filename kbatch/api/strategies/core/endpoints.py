@@ -1,7 +1,8 @@
 """core/v1 Endpoints strategy (kubernetes ``pkg/registry/core/endpoint/strategy.go``: no generation,
 no status; ``Canonicalize`` repacks the subsets, :mod:`.endpoints_repack`) and validation
 (``pkg/apis/core/validation/validation.go`` ``ValidateEndpoints``, ``validateEndpointSubsets``,
-``validateEpAddress``, ``validateEndpointPort``; the checks shared with EndpointSlice, :mod:`..endpoint_common`).
+``validateEpAddress``, ``validateEndpointPort``; the checks shared with EndpointSlice,
+:mod:`..endpoint_common`).
 """
 
 from __future__ import annotations
