@@ -85,5 +85,7 @@ class EndpointSlice(Resource):
     )
 
     address_type: str = ""
-    endpoints: list[Endpoint] = Field(default_factory=list)
+    # none is ``null`` on the wire (no omitempty; etcd's protobuf keeps no empty list), as a slice
+    # without endpoints or ports reads back from kube-apiserver
+    endpoints: list[Endpoint] | None = None
     ports: list[EndpointPort] | None = None

@@ -28,7 +28,8 @@ def deprecation_texts(registry: Any, gvks: Iterable[tuple[str, str]]) -> list[st
             spec = registry.for_gvk(api_version, kind)
         except Exception:  # NotFound: the request's own error is reported when it is made
             continue
-        for warning in (spec.served.warning if spec.served is not None else None, spec.info.deprecation_warning):
+        served = spec.served.warning if spec.served is not None else None
+        for warning in (served, spec.info.deprecation_warning):
             if warning and warning not in seen:
                 seen.append(warning)
     return seen

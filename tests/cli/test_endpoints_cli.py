@@ -7,6 +7,7 @@ v1 Endpoints, and what is left when the workers finish (kubectl's ``printEndpoin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,12 @@ def test_a_jobs_pods_behind_a_headless_service(tmp_path: Path, monkeypatch: pyte
                                "-o", "name"))
     assert selected == [[f"endpointslice.discovery.k8s.io/{slices[2][0]}"]]
     page = kbatch_ok(tmp_path, "describe", "endpointslice", slices[2][0])
-    assert "Ports: <unset>\nEndpoints:\n  - Addresses:  10.244.0.2\n    Conditions:\n      Ready:    true\n" in page
+    assert ("Ports: <unset>\nEndpoints:\n  - Addresses:  10.244.0.2\n    Conditions:\n"
+            "      Ready:    true\n") in page
     assert "    Hostname:   myjob-0\n    TargetRef:  Pod/myjob-0-" in page
     kbatch_ok(tmp_path, "advance", "30s")  # the workers finish: their addresses leave
     done = _rows(kbatch_ok(tmp_path, "get", "endpointslices", "-l", "kubernetes.io/service-name=mysvc"))
     assert done[1][1:4] == ["IPv4", "<unset>", "<unset>"]
+    emptied = json.loads(kbatch_ok(tmp_path, "get", "endpointslice", done[1][0], "-o", "json"))
+    assert (emptied["endpoints"], emptied["ports"]) == (None, None)  # Go's nil slices, as kubectl shows them
     assert _rows(kbatch_process(tmp_path, "get", "endpoints", "mysvc").stdout)[1][:2] == ["mysvc", "<none>"]

@@ -122,6 +122,7 @@ class EndpointSliceController:
 def _annotated(eps: EndpointSlice, trigger: str | None) -> EndpointSlice:
     """``addTriggerTimeAnnotation``: set, or removed when there is no new trigger time (``eps`` is the
     plan's own copy)."""
+    eps.endpoints, eps.ports = eps.endpoints or None, eps.ports or None  # empty: null, as upstream reads
     annotations = dict(eps.metadata.annotations or {})
     if trigger is not None:
         annotations[ENDPOINTS_LAST_CHANGE_TRIGGER_TIME] = trigger

@@ -176,7 +176,7 @@ def new_slice(service: Any, ports: list[EndpointPort], address_type: str, contro
                            uid=service.metadata.uid or "", controller=True, block_owner_deletion=True)
     meta = ObjectMeta(generate_name=_prefix(service.metadata.name or ""),
                       namespace=service.metadata.namespace, labels=labels, owner_references=[owner])
-    return EndpointSlice(metadata=meta, address_type=address_type, endpoints=[], ports=list(ports))
+    return EndpointSlice(metadata=meta, address_type=address_type, ports=list(ports) or None)
 
 
 def _endpoints_equal(a: Endpoint, b: Endpoint) -> bool:
@@ -207,13 +207,13 @@ def _trim_existing(existing: list[EndpointSlice], desired: dict[_EndpointKey, En
         by_name[name] = eps
         kept: list[Endpoint] = []
         updated = False
-        for endpoint in eps.endpoints:
+        for endpoint in eps.endpoints or ():
             got = desired.pop(endpoint_key(endpoint), None)
             if got is not None:
                 kept.append(got)
                 updated = updated or not _endpoints_equal(got, endpoint)
         labels, labels_changed = slice_labels(eps.metadata.labels, service, controller)
-        if updated or len(kept) != len(eps.endpoints):
+        if updated or len(kept) != len(eps.endpoints or ()):
             if not kept:
                 to_delete.append(name)
                 continue
@@ -235,7 +235,7 @@ def _slice_to_fill(slices: list[EndpointSlice], count: int, most: int) -> Endpoi
     """``getSliceToFill``: the slice that ``count`` more endpoints bring closest to full."""
     best, best_diff = None, most
     for eps in slices:
-        diff = most - (count + len(eps.endpoints))
+        diff = most - (count + len(eps.endpoints or ()))
         if 0 <= diff < best_diff:
             best, best_diff = eps, diff
             if diff == 0:
@@ -248,11 +248,11 @@ def _by_port_mapping(service: Any, existing: list[EndpointSlice], desired: dict[
     """``reconcileByPortMapping`` (module docstring, step 3)."""
     by_name, to_update, to_delete, unchanged = _trim_existing(existing, desired, service, controller)
     remaining = list(desired.values())
-    for name in sorted(to_update, key=lambda n: -len(by_name[n].endpoints)):  # fullest first
+    for name in sorted(to_update, key=lambda n: -len(by_name[n].endpoints or ())):  # fullest first
         eps = by_name[name]
-        room = most - len(eps.endpoints)
+        room = most - len(eps.endpoints or ())
         if room > 0 and remaining:
-            eps.endpoints = [*eps.endpoints, *remaining[:room]]
+            eps.endpoints = [*(eps.endpoints or ()), *remaining[:room]]
             remaining = remaining[room:]
     plan = _PortPlan()
     while remaining:
@@ -264,8 +264,8 @@ def _by_port_mapping(service: Any, existing: list[EndpointSlice], desired: dict[
         else:
             target = edit(target)
             by_name[target.metadata.name or ""] = target
-        room = most - len(target.endpoints)
-        target.endpoints = [*target.endpoints, *remaining[:room]]
+        room = most - len(target.endpoints or ())
+        target.endpoints = [*(target.endpoints or ()), *remaining[:room]]
         remaining = remaining[room:]
         if target.metadata.name:
             to_update.append(target.metadata.name)

@@ -59,11 +59,11 @@ def test_slices_hold_exactly_the_selected_pods(world: list[dict[int, dict[str, A
         _apply(store, plan_slices(service, chosen, nodes_all, list(store.values()), CONTROLLER_NAME, most),
                counter)
         want = _selected(pods, selector)
-        seen = [e.target_ref.name for eps in store.values() for e in eps.endpoints]
+        seen = [e.target_ref.name for eps in store.values() for e in eps.endpoints or ()]
         assert sorted(seen) == sorted(want)  # each selected pod exactly once, no other
-        assert all(len(eps.endpoints) <= most for eps in store.values())
+        assert all(len(eps.endpoints or ()) <= most for eps in store.values())
         for eps in store.values():
-            for endpoint in eps.endpoints:
+            for endpoint in eps.endpoints or ():
                 pod = want[endpoint.target_ref.name]
                 ready = any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions)
                 terminating = pod.metadata.deletion_timestamp is not None

@@ -117,10 +117,11 @@ def validate_endpoint_slice(obj: EndpointSlice, *, update: bool) -> list[FieldEr
         errs.append(FieldError.required("addressType"))
     elif obj.address_type not in valid:
         errs.append(FieldError.not_supported("addressType", obj.address_type, sorted(valid)))
-    if len(obj.endpoints) > MAX_ENDPOINTS:
-        errs.append(FieldError.too_many("endpoints", len(obj.endpoints), MAX_ENDPOINTS))
+    endpoints = obj.endpoints or []
+    if len(endpoints) > MAX_ENDPOINTS:
+        errs.append(FieldError.too_many("endpoints", len(endpoints), MAX_ENDPOINTS))
     else:
-        for i, endpoint in enumerate(obj.endpoints):
+        for i, endpoint in enumerate(endpoints):
             errs += _endpoint_errors(endpoint, obj.address_type, index("endpoints", i))
     return errs + _port_errors(obj.ports or [])
 
