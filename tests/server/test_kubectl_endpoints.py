@@ -83,3 +83,31 @@ def test_kubectl_create_of_an_invalid_slice(served: Any) -> None:
     assert out.returncode == 1
     assert out.stderr == ('The EndpointSlice "bad" is invalid: endpoints[0].addresses[0]: Invalid value: '
                           '"127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)\n')
+
+
+SERVICE = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"app": "web"}},
+           "spec": {"selector": {"job-name": "myjob"},
+                    "ports": [{"name": "http", "port": 80, "targetPort": 8080},
+                              {"name": "metrics", "port": 9090}]}}  # no appProtocol: kubectl 1.32 prints none
+
+
+def _kbatch(served: Any, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "kbatch", "--server", served.url, *args],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("what", [("service", "web"), ("service", "kubernetes"), ("service", "mysvc"),
+                                  ("endpoints", "web"), ("endpointslice", "kubernetes")],
+                         ids=lambda w: "/".join(w))
+def test_kbatch_describe_is_kubectls(served: Any, what: tuple[str, str]) -> None:
+    """kubectl's describers run in kubectl, reading the slices through the API: kbatch's pages are the
+    same text (``describeService`` with ``formatEndpointSlices``, ``describeEndpoints``,
+    ``describeEndpointSliceV1``)."""
+    kubectl(served, "apply", "-f", "-", input_=json.dumps(SERVICE))
+    kb(served, "advance", "1s")
+    theirs = kubectl(served, "describe", *what).stdout
+    assert theirs == _kbatch(served, "describe", *what)
+    if what == ("service", "web"):
+        assert "Endpoints:                10.244.0.2:8080,10.244.1.2:8080,10.244.1.3:8080\n" in theirs

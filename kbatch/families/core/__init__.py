@@ -71,6 +71,7 @@ from kbatch.families.core import (
     quota_pages,
     quota_printers,
     secret_page,
+    service_page,
     serviceaccount_page,
     virtual,
 )
@@ -106,7 +107,7 @@ CORE = Family(
         KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page,
                   subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
-        KindEntry(Service, ServiceStrategy(), printers.SERVICE),
+        KindEntry(Service, ServiceStrategy(), printers.SERVICE, page=service_page.describe_service_page),
         KindEntry(Event, EventStrategy(), printers.EVENT),
         KindEntry(PriorityClass, PriorityClassStrategy(), printers.PRIORITY_CLASS),
         KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
