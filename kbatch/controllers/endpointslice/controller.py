@@ -78,6 +78,7 @@ class EndpointSliceController:
             service = self.ctx.cache.get(Service, request.name, request.namespace)
         except NotFound:
             self.triggers.delete_service(request.namespace, request.name)
+            self._forget_gone(request.namespace)
             return None
         if service.spec.type == "ExternalName" or service.spec.selector is None:
             return None
@@ -101,6 +102,15 @@ class EndpointSliceController:
         if plan.missing_node:
             raise MissingNode(f"a pod of Service {request.namespace}/{request.name} is on a node not found")
         return None
+
+    def _forget_gone(self, namespace: str) -> None:
+        """Drop what is remembered of the namespace's slices that no longer exist (a gone Service's
+        slices go with it: their deletion events bring the Service back here once more)."""
+        for key in [k for k in self.written if k[0] == namespace]:
+            try:
+                self.ctx.cache.get(EndpointSlice, key[1], namespace)
+            except NotFound:
+                del self.written[key]
 
     def _write(self, service: Any, plan: SlicePlan, trigger: str | None) -> None:
         client = self.ctx.client

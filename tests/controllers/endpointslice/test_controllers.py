@@ -97,6 +97,8 @@ def test_deleting_the_service_removes_its_endpoints(cp: ControlPlane) -> None:
     cp.client.delete(Service, "web", "default")
     cp.advance(5)
     assert _slices(cp) == []  # the garbage collector, through the owner reference
+    controller = cp.manager.get("endpointslice").reconciler
+    assert [k for k in controller.written if k[1].startswith("web-")] == []  # nothing kept of them
     with pytest.raises(NotFound):
         cp.client.get(Endpoints, "web", "default")  # the endpoint controller, by name
 
