@@ -25,12 +25,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 API_PACKAGES = ("core/v1", "batch/v1", "policy/v1", "scheduling/v1", "coordination/v1", "rbac/v1",
-                "authorization/v1", "authentication/v1", "node/v1")
+                "authorization/v1", "authentication/v1", "node/v1", "discovery/v1")
 MACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 ROOTS = ("k8s.io.api.core.v1.Namespace", "k8s.io.api.core.v1.Pod", "k8s.io.api.core.v1.Node",
          "k8s.io.api.core.v1.Service", "k8s.io.api.core.v1.Event", "k8s.io.api.core.v1.ConfigMap",
          "k8s.io.api.core.v1.Secret", "k8s.io.api.core.v1.ServiceAccount", "k8s.io.api.core.v1.ResourceQuota",
-         "k8s.io.api.core.v1.LimitRange",
+         "k8s.io.api.core.v1.LimitRange", "k8s.io.api.core.v1.Endpoints",
+         "k8s.io.api.discovery.v1.EndpointSlice",
          "k8s.io.api.core.v1.PersistentVolumeClaim",
          "k8s.io.api.scheduling.v1.PriorityClass", "k8s.io.api.node.v1.RuntimeClass",
          "k8s.io.api.policy.v1.PodDisruptionBudget",

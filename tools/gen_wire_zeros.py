@@ -42,7 +42,8 @@ KINDS = tuple(
     for pkg, version, kinds in (
         ("core/v1", "v1", ("Namespace", "Pod", "Node", "Service", "Event", "PersistentVolumeClaim",
                            "ConfigMap", "Secret", "ResourceQuota", "LimitRange", "ServiceAccount",
-                           "PersistentVolume", "PodTemplate")),
+                           "PersistentVolume", "PodTemplate", "Endpoints")),
+        ("discovery/v1", "discovery.k8s.io/v1", ("EndpointSlice",)),
         ("batch/v1", "batch/v1", ("Job", "CronJob")),
         ("scheduling/v1", "scheduling.k8s.io/v1", ("PriorityClass",)),
         ("scheduling/v1beta1", "scheduling.k8s.io/v1beta1", ("Workload", "PodGroup")),

@@ -306,6 +306,20 @@ class ApiInfo:
     singular: str = ""
     categories: tuple[str, ...] = ()
     subresources: tuple[str, ...] = ("status",)
+    # ``APILifecycleDeprecated`` (major, minor) and ``APILifecycleReplacement`` ("group/version Kind"):
+    # every request on a deprecated kind answers a warning (k8s.io/apiserver
+    # ``pkg/endpoints/deprecation/deprecation.go``; core/v1 Endpoints since 1.33, KEP-4974)
+    deprecated: tuple[int, int] | None = None
+    replacement: str = ""
+
+    @property
+    def deprecation_warning(self) -> str:
+        """``deprecation.WarningMessage``: "v1 Endpoints is deprecated in v1.33+; use ..." (or "")."""
+        if self.deprecated is None:
+            return ""
+        major, minor = self.deprecated
+        text = f"{self.api_version} {self.kind} is deprecated in v{major}.{minor}+"
+        return f"{text}; use {self.replacement}" if self.replacement else text
 
     @property
     def api_version(self) -> str:

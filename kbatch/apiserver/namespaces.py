@@ -33,6 +33,7 @@ from kbatch.apiserver.codec import decode
 from kbatch.apiserver.default_accounts import seed_default_accounts
 from kbatch.apiserver.deletion import DeleteDecision, gc_finalizers
 from kbatch.apiserver.kinds import Kind
+from kbatch.apiserver.master_endpoints import ensure_master_endpoints
 from kbatch.apiserver.service_ips import ensure_master_service
 from kbatch.apiserver.watched_range import WatchedRange
 
@@ -73,6 +74,7 @@ class NamespaceLifecycle:
         publish_cluster_info(self._server)  # what kubeadm writes into kube-public
         seed_default_accounts(self._server, BOOTSTRAP_NAMESPACES)
         ensure_master_service(self._server)  # kube-apiserver's kubernetes-service controller
+        ensure_master_endpoints(self._server)  # and its endpoint reconciler (master_endpoints.py)
 
     def ensure_system_namespaces(self) -> None:
         """Create each of :data:`BOOTSTRAP_NAMESPACES` that is missing, as kube-apiserver's

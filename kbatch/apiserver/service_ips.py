@@ -10,7 +10,9 @@ Upstream (semantics only), kubernetes 1.37:
   ``ipFamilies`` is ``[IPv4]`` and ``ipFamilyPolicy`` ``SingleStack``; a requested address must be in
   the range and free (``spec.clusterIPs[0]`` Invalid, the allocator's messages); a headless
   (``None``) or ``ExternalName`` Service gets none. An address is free again once its Service is
-  gone (kbatch derives the allocation from the stored Services, so no repair loop is needed).
+  gone or has become ``ExternalName`` (kbatch derives the allocation from the stored Services, so no
+  repair loop is needed); an ``ExternalName`` Service made ``ClusterIP`` (or ``NodePort``,
+  ``LoadBalancer``) gets one on that update. ``initIPFamilyFields``: :func:`init_ip_families`.
 * ``pkg/registry/core/service/ipallocator``: dynamic allocations prefer the upper band of the range,
   leaving the lowest ``min(max(16, size/16), 256)`` addresses for static ones (KEP-3070; no band
   in a range of 16 addresses or fewer); upstream
@@ -20,7 +22,7 @@ Upstream (semantics only), kubernetes 1.37:
   labels ``component: apiserver`` and ``provider: kubernetes``.
 
 Not modelled: the ``ServiceCIDR``/``IPAddress`` objects of KEP-1880 (``networking.k8s.io/v1``),
-dual-stack, node ports, the master Service's EndpointSlice.
+dual-stack, node ports. The master Service's Endpoints and EndpointSlice: :mod:`.master_endpoints`.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
 __all__ = ["MASTER_SERVICE", "SERVICE_CIDR", "allocate_cluster_ip", "allocates", "ensure_master_service",
-           "master_ip"]
+           "init_ip_families", "master_ip", "update_cluster_ip"]
 
 SERVICE_CIDR = ipaddress.IPv4Network("10.0.0.0/24")
 MASTER_SERVICE = ("default", "kubernetes")
@@ -84,19 +86,71 @@ def _used_ips(server: APIServer, model: type[Any]) -> set[str]:
             if ip and ip != "None"}
 
 
+def _own_ips(server: APIServer, obj: Any) -> set[str]:
+    """The addresses the stored version of this very Service holds (an update may keep them)."""
+    try:
+        stored = server.get(type(obj), obj.metadata.name or "", obj.metadata.namespace)
+    except NotFound:
+        return set()
+    if stored.metadata.uid != obj.metadata.uid or stored.spec.type == "ExternalName":
+        return set()
+    return {ip for ip in stored.spec.cluster_ips or [stored.spec.cluster_ip] if ip and ip != "None"}
+
+
 def allocates(info: Any) -> bool:
     """Is this kind core/v1 Service (whose creates :func:`allocate_cluster_ip` completes)?"""
     return info.group == "" and info.kind == "Service"
 
 
+def init_ip_families(obj: Any) -> None:
+    """``initIPFamilyFields`` on kbatch's single-stack IPv4 range: a policy when none is given
+    (``RequireDualStack`` for a headless Service without selector, else ``SingleStack``), ``[IPv4]``
+    as families (a headless selectorless Service not ``SingleStack`` gets ``IPv6`` too, which the
+    validation lets a single-stack cluster have); dual stack or IPv6 asked of anything else is
+    refused. Nothing for ExternalName."""
+    spec = obj.spec
+    if spec.type == "ExternalName":
+        return
+    headless_selectorless = spec.cluster_ip == "None" and not spec.selector
+    spec.ip_family_policy = spec.ip_family_policy or ("RequireDualStack" if headless_selectorless
+                                                      else "SingleStack")
+    if headless_selectorless:
+        families = list(spec.ip_families or ["IPv4"])
+        if len(families) < 2 and spec.ip_family_policy != "SingleStack":
+            families.append("IPv6" if families[0] == "IPv4" else "IPv4")
+        spec.ip_families = families
+        return
+    errs = []
+    if spec.ip_family_policy == "RequireDualStack":
+        errs.append(FieldError.invalid("spec.ipFamilyPolicy", spec.ip_family_policy,
+                                       "this cluster is not configured for dual-stack services"))
+    errs += [FieldError.invalid(f"spec.ipFamilies[{i}]", family, "not configured on this cluster")
+             for i, family in enumerate(spec.ip_families or ()) if family != "IPv4"]
+    if errs:
+        raise Invalid.of(type(obj).api_info.group_kind, obj.metadata.name or "", errs)
+    spec.ip_families = spec.ip_families or ["IPv4"]
+
+
+def update_cluster_ip(server: APIServer, new: Any, old: Any) -> None:
+    """The Service REST's ``beginUpdate``: a Service that now needs a cluster IP and has none
+    (ExternalName → ClusterIP, NodePort or LoadBalancer) gets one, as on create; one that no longer
+    needs it (→ ExternalName) has already dropped it (``ServiceStrategy.prepare_for_update``), and the
+    address is free once the update is stored (kbatch derives allocations from the stored Services)."""
+    if new.spec.type == "ExternalName":
+        return
+    if old.spec.type == "ExternalName" or not new.spec.cluster_ip:
+        allocate_cluster_ip(server, new)
+
+
 def allocate_cluster_ip(server: APIServer, obj: Any) -> None:
     """Give a Service being created its cluster IP (module docstring), or refuse the request."""
     spec = obj.spec
+    init_ip_families(obj)
     if spec.type not in _ALLOCATED_TYPES or spec.cluster_ip == "None":
         if spec.cluster_ip == "None" and not spec.cluster_ips:
             spec.cluster_ips = ["None"]
         return
-    used = _used_ips(server, type(obj))
+    used = _used_ips(server, type(obj)) - _own_ips(server, obj)
     if spec.cluster_ip:
         message = _requested_error(spec.cluster_ip, SERVICE_CIDR, used)
         if message is not None:

@@ -38,6 +38,7 @@ from kbatch.apiserver.kinds import Kind
 from kbatch.apiserver.meta_validation import validate_meta_update
 from kbatch.apiserver.namespaces import spec_finalizers
 from kbatch.apiserver.requester import requester
+from kbatch.apiserver.service_ips import allocates, update_cluster_ip
 from kbatch.store.kv import DeleteOp, KeyValue
 from kbatch.store.records import make_compare, make_put
 
@@ -226,6 +227,8 @@ def prepare_update(server: APIServer, kind: Kind, new: Resource, current: Curren
     if not status and getattr(kind.strategy, "has_generation", True) and kind.strategy.spec_changed(new, old):
         new.metadata.generation = (old.metadata.generation or 0) + 1
     _validate(kind, new, old, status)
+    if not status and allocates(kind.info):  # the Service REST's beginUpdate (service_ips.py)
+        update_cluster_ip(server, new, old)
     if warnings is not None and not status:  # rest.BeforeUpdate: after validation
         add_warnings(warnings, kind.strategy.warnings_on_update(new, old))
     server.admission.validate(request)

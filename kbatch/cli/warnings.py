@@ -4,7 +4,10 @@ kube-apiextensions-apiserver answers every request to a CRD version marked ``dep
 ``Warning: 299 - "<deprecationWarning>"`` header, whatever the verb (``customresource_handler.go``:
 ``warning.AddWarning`` for a deprecated version), and kubectl prints each distinct text once per
 command on stderr (k8s.io/client-go ``rest.NewWarningWriter`` with deduplication). Kueue's v1beta1
-is such a version (``This version is deprecated. Use v1beta2 instead.``).
+is such a version (``This version is deprecated. Use v1beta2 instead.``). kube-apiserver does the same
+for a built-in kind whose Go type declares ``APILifecycleDeprecated`` (``pkg/endpoints/deprecation``):
+core/v1 Endpoints since 1.33 (``v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1
+EndpointSlice``, KEP-4974).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ def deprecation_texts(registry: Any, gvks: Iterable[tuple[str, str]]) -> list[st
             spec = registry.for_gvk(api_version, kind)
         except Exception:  # NotFound: the request's own error is reported when it is made
             continue
-        warning = spec.served.warning if spec.served is not None else None
-        if warning and warning not in seen:
-            seen.append(warning)
+        served = spec.served.warning if spec.served is not None else None
+        for warning in (served, spec.info.deprecation_warning):
+            if warning and warning not in seen:
+                seen.append(warning)
     return seen
 
 

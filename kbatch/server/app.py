@@ -275,9 +275,11 @@ class KbatchApp:
             return self._subresource(req, rp, sub)
         response = handle_resource(self.backend, req, rp)
         warning = rp.spec.served.warning if rp.spec.served is not None else None
-        if warning:  # a deprecated served version warns on every request (CRD deprecationWarning)
-            header = warning_header(warning)
-            if header not in response.headers:
+        # a deprecated served version (CRD deprecationWarning) or kind (APILifecycleDeprecated: core/v1
+        # Endpoints) warns on every request, installer.go
+        for text in (warning, rp.spec.info.deprecation_warning):
+            header = warning_header(text) if text else None
+            if header is not None and header not in response.headers:
                 response = replace(response, headers=(*response.headers, header))
         return response
 

@@ -34,6 +34,8 @@ ACCOUNTS = [
     "default",
     "device-taint-eviction-controller",
     "disruption-controller",
+    "endpoint-controller",
+    "endpointslice-controller",
     "ephemeral-volume-controller",
     "generic-garbage-collector",
     "job-controller",

@@ -76,6 +76,15 @@ from kbatch.api.core_v1.container import (
     VolumeMount,
     WindowsSecurityContextOptions,
 )
+from kbatch.api.core_v1.endpoints import (
+    ENDPOINTS_LAST_CHANGE_TRIGGER_TIME,
+    ENDPOINTS_OVER_CAPACITY,
+    IS_HEADLESS_SERVICE,
+    EndpointAddress,
+    Endpoints,
+    EndpointsPort,
+    EndpointSubset,
+)
 from kbatch.api.core_v1.event import (
     Event,
     EventSeries,
@@ -185,6 +194,9 @@ from kbatch.api.core_v1.volume import (
 
 __all__ = [
     "ACCESS_MODES",
+    "ENDPOINTS_LAST_CHANGE_TRIGGER_TIME",
+    "ENDPOINTS_OVER_CAPACITY",
+    "IS_HEADLESS_SERVICE",
     "Affinity",
     "AppArmorProfile",
     "AttachedVolume",
@@ -215,6 +227,10 @@ __all__ = [
     "DownwardAPIVolumeFile",
     "DownwardAPIVolumeSource",
     "EmptyDirVolumeSource",
+    "EndpointAddress",
+    "EndpointSubset",
+    "Endpoints",
+    "EndpointsPort",
     "EnvFromSource",
     "EnvVar",
     "EnvVarSource",

@@ -2,7 +2,8 @@
 cluster that run pods (scheduler, kubelet, node lifecycle, garbage collection).
 
 Kinds: core/v1 Namespace (first: the API server bootstraps namespaces), Pod, Node, Service, Event,
-ConfigMap, Secret; scheduling.k8s.io/v1 PriorityClass; policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
+ConfigMap, Secret, Endpoints; discovery.k8s.io/v1 EndpointSlice; scheduling.k8s.io/v1 PriorityClass;
+policy/v1 PodDisruptionBudget; coordination.k8s.io/v1
 Lease; core/v1 PersistentVolumeClaim (objects only: no storage is simulated); core/v1 ResourceQuota and
 LimitRange (docs/quota.md); core/v1 ServiceAccount (docs/serviceaccounts.md); node.k8s.io/v1
 RuntimeClass with its admission plugin (docs/runtimeclass.md).
@@ -23,6 +24,7 @@ from __future__ import annotations
 from kbatch.api.coordination_v1 import Lease
 from kbatch.api.core_v1 import (
     ConfigMap,
+    Endpoints,
     Event,
     LimitRange,
     Namespace,
@@ -35,6 +37,7 @@ from kbatch.api.core_v1 import (
     Service,
     ServiceAccount,
 )
+from kbatch.api.discovery_v1 import EndpointSlice
 from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.node_v1 import RuntimeClass
 from kbatch.api.policy_v1 import PodDisruptionBudget
@@ -53,17 +56,22 @@ from kbatch.api.strategies.core import (
     ServiceAccountStrategy,
     ServiceStrategy,
 )
+from kbatch.api.strategies.core.endpoints import EndpointsStrategy
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
+from kbatch.api.strategies.discovery import EndpointSliceStrategy
 from kbatch.api.strategies.node import RuntimeClassStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
 from kbatch.families.core import (
+    endpoint_pages,
+    endpoint_printers,
     node_page,
     pod_page,
     printers,
     quota_pages,
     quota_printers,
     secret_page,
+    service_page,
     serviceaccount_page,
     virtual,
 )
@@ -99,7 +107,7 @@ CORE = Family(
         KindEntry(Pod, PodStrategy(), printers.POD, page=pod_page.describe_pod_page,
                   subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
-        KindEntry(Service, ServiceStrategy(), printers.SERVICE),
+        KindEntry(Service, ServiceStrategy(), printers.SERVICE, page=service_page.describe_service_page),
         KindEntry(Event, EventStrategy(), printers.EVENT),
         KindEntry(PriorityClass, PriorityClassStrategy(), printers.PRIORITY_CLASS),
         KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
@@ -119,6 +127,12 @@ CORE = Family(
         # what Kueue's ProvisioningRequest check writes for the cluster-autoscaler (podTemplateRef)
         # kubectl has no PodTemplate describer: its generic page (pkg/describe/describe.go describerMap)
         KindEntry(PodTemplate, PodTemplateStrategy(), printers.POD_TEMPLATE, page=generic_page),
+        # the endpoints and endpointslice controllers' output, and the API server's for default/kubernetes
+        # (docs/simulation.md "Endpoints and EndpointSlices")
+        KindEntry(Endpoints, EndpointsStrategy(), endpoint_printers.ENDPOINTS,
+                  page=endpoint_pages.describe_endpoints_page),
+        KindEntry(EndpointSlice, EndpointSliceStrategy(), endpoint_printers.ENDPOINT_SLICE,
+                  page=endpoint_pages.describe_endpoint_slice_page),
     ),
     virtual=virtual.VIRTUAL,
     admission=(
@@ -202,6 +216,14 @@ CORE = Family(
                        "kbatch.controllers.nodeipam:setup", enabled_by_default=False,
                        aliases=("nodeipam",), source="cidrAllocator",
                        user=kcm_account("node-controller")),
+        # kube-controller-manager's default controllers (cmd/kube-controller-manager/app/
+        # controller_descriptor.go): the Services' EndpointSlices and (deprecated) Endpoints
+        ControllerSpec("endpointslice", "keeps the EndpointSlices of Services with a selector",
+                       "kbatch.controllers.endpointslice:setup", aliases=("endpointslice-controller",),
+                       source="endpoint-slice-controller", user=kcm_account("endpointslice-controller")),
+        ControllerSpec("endpoint", "keeps the (deprecated) Endpoints of Services with a selector",
+                       "kbatch.controllers.endpoint:setup", aliases=("endpoints-controller",),
+                       source="endpoint-controller", user=kcm_account("endpoint-controller")),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),

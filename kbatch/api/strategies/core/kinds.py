@@ -8,7 +8,7 @@ format, namespace by scope, labels, ...) are the API server's.
 
 from __future__ import annotations
 
-from kbatch.api.core_v1 import Event, Namespace, NamespaceSpec, NamespaceStatus, Node, Service
+from kbatch.api.core_v1 import Event, Namespace, NamespaceSpec, NamespaceStatus, Node, Service, ServiceSpec
 from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
 from kbatch.api.scheduling_v1 import PriorityClass
@@ -165,7 +165,13 @@ class ServiceStrategy(DefaultStrategy):
         if spec.type != "ExternalName" and not spec.ports and spec.cluster_ip != "None":
             errs.append(FieldError.required("spec.ports"))
         errs += self._port_errors(obj)
+        if spec.type == "ExternalName":
+            errs += _external_name_errors(spec)
         return errs
+
+    def prepare_for_update(self, new: Service, old: Service) -> None:  # type: ignore[override]
+        super().prepare_for_update(new, old)
+        _drop_type_dependent_fields(new, old)
 
     @staticmethod
     def _port_errors(obj: Service) -> list[FieldError]:
@@ -188,9 +194,45 @@ class ServiceStrategy(DefaultStrategy):
         return errs
 
     def validate_update(self, new: Service, old: Service) -> list[FieldError]:  # type: ignore[override]
+        # validateUpgradeDowngradeClusterIPs: no check when changing from, to or on ExternalName
+        if "ExternalName" in (old.spec.type, new.spec.type):
+            return []
         if old.spec.cluster_ip and new.spec.cluster_ip != old.spec.cluster_ip:
             return validate_immutable(new.spec.cluster_ip, old.spec.cluster_ip, "spec.clusterIP")
         return []
+
+
+def _external_name_errors(spec: ServiceSpec) -> list[FieldError]:
+    """``ValidateService`` for ``type: ExternalName``: no cluster IPs, families or policy; a DNS subdomain
+    (a trailing dot allowed) as ``externalName``."""
+    errs = [FieldError.forbidden(f"spec.{field}", "may not be set for ExternalName services")
+            for field, value in (("clusterIPs", spec.cluster_ips), ("ipFamilies", spec.ip_families),
+                                 ("ipFamilyPolicy", spec.ip_family_policy)) if value]
+    cname = (spec.external_name or "").removesuffix(".")
+    if not cname:
+        return [*errs, FieldError.required("spec.externalName")]
+    return errs + [FieldError.invalid("spec.externalName", cname, m) for m in is_dns1123_subdomain(cname)]
+
+
+def _drop_type_dependent_fields(new: Service, old: Service) -> None:
+    """``dropTypeDependentFields`` (kubernetes ``pkg/registry/core/service/strategy.go``): switching to a
+    type that needs no cluster IP (ExternalName) wipes the cluster IPs, families, policy and internal
+    traffic policy the user left as they were; switching to one without node ports wipes unchanged
+    node ports."""
+    spec, before = new.spec, old.spec
+    if before.type != "ExternalName" and spec.type == "ExternalName":
+        if (spec.cluster_ip, spec.cluster_ips) == (before.cluster_ip, before.cluster_ips):
+            spec.cluster_ip, spec.cluster_ips = None, None
+        if spec.ip_families == before.ip_families:
+            spec.ip_families = None
+        if spec.ip_family_policy == before.ip_family_policy:
+            spec.ip_family_policy = None
+        if spec.internal_traffic_policy == before.internal_traffic_policy:
+            spec.internal_traffic_policy = None
+    if before.type in ("NodePort", "LoadBalancer") and spec.type not in ("NodePort", "LoadBalancer") \
+            and [p.node_port for p in spec.ports or ()] == [p.node_port for p in before.ports or ()]:
+        for port in spec.ports or ():
+            port.node_port = None
 
 
 class EventStrategy(DefaultStrategy):
