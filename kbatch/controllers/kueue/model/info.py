@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.core_v1 import PodSpec
 from kbatch.api.go_int import parse_int
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
@@ -279,9 +280,10 @@ def _queue_order_time(wl: Workload, opts: InfoOptions) -> datetime:
 
 
 def _scheduling_hash(wl: Workload, pod_sets: tuple[PodSetResources, ...], priority: int) -> str:
-    """``computeSchedulingHash``: what flavor assignment depends on — per pod set its name, count,
-    requests, minimum count and the scheduling part of its pod spec (node selector, affinity,
-    tolerations) — and the priority; the first 16 hex digits of its SHA-256."""
+    """``computeSchedulingHash`` (kueue v0.19.2 ``pkg/workload/workload.go``): per pod set its name,
+    effective count and requests, minimum count, ``topologyRequest`` and the pod spec's shape
+    (:func:`_spec_shape`), and the effective priority; the first 16 hex digits of its SHA-256. Two
+    Workloads with one hash are the same problem for the scheduler, so one refused marks the other."""
     shapes = []
     for i, ps in enumerate((wl.spec.pod_sets if wl.spec else None) or ()):
         spec = ps.template.spec if ps.template else None
@@ -292,14 +294,38 @@ def _scheduling_hash(wl: Workload, pod_sets: tuple[PodSetResources, ...], priori
                 "count": res.count if res else ps.count,
                 "requests": dict(sorted(res.requests.items())) if res else {},
                 "minCount": ps.min_count,
-                "spec": {
-                    "nodeSelector": spec.node_selector,
-                    "tolerations": [t.to_dict() for t in spec.tolerations or ()],
-                    "affinity": spec.affinity.to_dict() if spec.affinity else None,
-                }
-                if spec
-                else None,
+                "topologyRequest": _wire(ps.topology_request),
+                "spec": _spec_shape(spec) if spec else None,
             }
         )
     text = json.dumps({"podSets": shapes, "priority": priority}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _spec_shape(spec: PodSpec) -> dict[str, Any]:
+    """``utilpod.SpecShape``: what of a pod spec decides where and whether it fits — per container
+    (init ones apart) its requests and ports, node selector, affinity, tolerations, runtime class,
+    priority, spread constraints, overhead, resource claims, and pod-level requests when set."""
+
+    def containers(items: Any) -> list[dict[str, Any]]:
+        return [{"requests": _wire(c.resources.requests if c.resources else None), "ports": _wire(c.ports)}
+                for c in items or ()]
+
+    shape = {
+        "initContainers": containers(spec.init_containers), "containers": containers(spec.containers),
+        "nodeSelector": spec.node_selector, "affinity": _wire(spec.affinity),
+        "tolerations": _wire(spec.tolerations), "runtimeClassName": spec.runtime_class_name,
+        "priority": spec.priority, "topologySpreadConstraints": _wire(spec.topology_spread_constraints),
+        "overhead": _wire(spec.overhead), "resourceClaims": _wire(spec.resource_claims),
+    }
+    if spec.resources is not None:
+        shape["resources"] = _wire(spec.resources.requests)
+    return {k: v for k, v in shape.items() if v}  # unset and empty alike: fewer bytes to hash
+
+
+def _wire(value: Any) -> Any:
+    """A model (or a list of them) as its wire dict, for hashing; plain values as they are."""
+    if isinstance(value, list | tuple):
+        return [_wire(v) for v in value]
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if to_dict is not None else value
