@@ -7,7 +7,10 @@ client-side apply (:func:`kbatch.apiserver.client_apply.client_side_apply`), exa
 ways, so that removing a field from a manifest removes it from the object. Namespaced objects without a
 namespace go to ``default`` (or the ``namespace`` given). This module only adapts the typed client to
 the three calls client-side apply makes, and answers models. A manifest in a further served version
-of a kind (Kueue's v1beta1) is converted to the storage version first, as ``kbatch serve`` does.
+of a kind (Kueue's v1beta1, scheduling.k8s.io/v1alpha3) is applied in that version, as kubectl applies
+it against that version's endpoint of ``kbatch serve``: its ``last-applied-configuration`` and the
+three-way diff stay in the version written, and only what reaches the typed client is converted to
+the storage version (:class:`_ServedVerbs`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from typing import Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
-from kbatch.apiserver.client_apply import client_side_apply, place
+from kbatch.api.versions import ServedVersion
+from kbatch.apiserver.client_apply import ApplyVerbs, client_side_apply, place
 from kbatch.apiserver.decoding import decode_dict
 from kbatch.apiserver.manifests import Manifests, load_manifests
 
@@ -57,6 +61,27 @@ class _TypedVerbs:
         return decoded
 
 
+class _ServedVerbs:
+    """:class:`_TypedVerbs` seen in a further served version: objects converted at the edges."""
+
+    def __init__(self, inner: _TypedVerbs, version: ServedVersion) -> None:
+        self.inner = inner
+        self.version = version
+
+    def get(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        current = self.inner.get(obj)
+        return None if current is None else self.version.from_storage(current)
+
+    def create(self, obj: dict[str, Any]) -> Resource:
+        return self.inner.create(self.version.to_storage(obj))
+
+    def patch(self, obj: dict[str, Any], current: dict[str, Any], patch: dict[str, Any]) -> Resource:
+        return self.inner.patch(obj, current, self.version.to_storage(patch))
+
+    def unchanged(self, current: dict[str, Any]) -> Resource:
+        return self.inner.unchanged(self.version.to_storage(current))
+
+
 def apply_objects(client: Any, registry: Any, source: Manifests,
                   default_namespace: str = "default") -> list[Resource]:
     """Apply each object; returns what the API server answered (the live object when unchanged),
@@ -64,9 +89,11 @@ def apply_objects(client: Any, registry: Any, source: Manifests,
     applied = []
     for manifest in load_manifests(source, "manifest"):
         spec = registry.for_gvk(manifest["apiVersion"], manifest["kind"])
-        if spec.storage is not None and spec.served is not None:  # a further served version: stored
-            manifest, spec = spec.served.to_storage(manifest), spec.storage  # converted up, as served
         obj = place(manifest, spec.info, None, default_namespace)
-        _, result = client_side_apply(_TypedVerbs(client, spec.model), obj)
+        if spec.storage is not None and spec.served is not None:  # a further served version
+            verbs: ApplyVerbs[Resource] = _ServedVerbs(_TypedVerbs(client, spec.storage.model), spec.served)
+        else:
+            verbs = _TypedVerbs(client, spec.model)
+        _, result = client_side_apply(verbs, obj)
         applied.append(result)
     return applied

@@ -9,6 +9,9 @@ reasons), ``pkg/controller/core/clusterqueue_controller.go`` (status counts and 
 
 from __future__ import annotations
 
+import json
+
+from kbatch.apiserver.client_apply import LAST_APPLIED
 from kbatch.controllers.kueue.manager import UPDATES_BATCH_PERIOD
 
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
@@ -123,3 +126,20 @@ def test_a_v1beta1_manifest_is_converted_to_the_stored_version() -> None:
     assert (cq.api_version, cq.spec.cohort_name) == ("kueue.x-k8s.io/v1beta2", "team")
     w.apply(v1)  # re-applying the same manifest changes nothing
     assert w.cq("cq").metadata.generation == 1
+
+
+def test_a_v1beta1_manifest_is_applied_in_its_own_version() -> None:
+    """As kubectl applies against the v1beta1 endpoint: the last-applied annotation holds the v1beta1
+    manifest, and the next apply's three-way diff is taken there, so a field removed from the
+    manifest (``cohort``, v1beta2's ``cohortName``) is removed from the object."""
+    w = World(flavor("default"))
+    groups = [{"coveredResources": ["cpu"], "flavors": [{"name": "default", "resources": [
+        {"name": "cpu", "nominalQuota": "2"}]}]}]
+    v1 = {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+          "spec": {"cohort": "team", "namespaceSelector": {}, "resourceGroups": groups}}
+    w.apply(v1)
+    recorded = json.loads((w.cq("cq").metadata.annotations or {})[LAST_APPLIED])
+    assert recorded["apiVersion"] == "kueue.x-k8s.io/v1beta1" and recorded["spec"]["cohort"] == "team"
+    w.apply({**v1, "spec": {"namespaceSelector": {}, "resourceGroups": groups}})
+    cq = w.cq("cq")
+    assert cq.spec.cohort_name is None and cq.metadata.generation == 2
