@@ -140,7 +140,7 @@ def test_the_workers_end_ends_the_watch_and_a_new_worker_is_reconnected(tmp_path
     assert first.stop() == 0
     _wait_for(m, arrivals, lambda: _active(m)[0] == "False")  # the watch ended: reconnecting fails
     assert _active(m) == ("False", "ClientConnectionFailed")
-    with ServeProcess(tmp_path / "w2").start() as second:  # a new worker; its kubeconfig replaced
+    with ServeProcess(tmp_path / "w2") as second:  # a new worker; its kubeconfig replaced
         m.apply(secret("w1-kubeconfig", kubeconfig(second.url)), namespace=NAMESPACE)
         m.run_until_idle()
         assert _active(m) == ("True", "Active")
