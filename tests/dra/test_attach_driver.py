@@ -14,12 +14,14 @@ from typing import Any
 
 from kbatch import ControlPlane
 from kbatch.api.core_v1 import Event, Pod
-from kbatch.api.resource_v1 import DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice
+from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.controllers.dra.driver.entries import Owner, merged
 from kbatch.sim.devices import DeviceTemplate
 from kbatch.sim.nodes import NodeTemplate, create_nodes
 
+from .test_device_status_driver import cluster_of as cluster
+from .test_device_status_driver import only_claim
 from .test_preemption import gpu_pod
 
 ATTACH_USER = "system:serviceaccount:kube-system:dra-attach-controller"
@@ -28,24 +30,6 @@ ATTACH_USER = "system:serviceaccount:kube-system:dra-attach-controller"
 def attaching(delay: float = 12, fails: bool = False, status: bool = True, **extra: Any) -> NodeTemplate:
     return NodeTemplate(devices=DeviceTemplate(count=2, binding_conditions=("attached",), attach_delay=delay,
                                                attach_fails=fails, device_status=status, **extra))
-
-
-def cluster(template: NodeTemplate, nodes: int = 1) -> ControlPlane:
-    cp = ControlPlane(seed=0)
-    create_nodes(cp, nodes, template)
-    cp.client.create(DeviceClass.model_validate({"metadata": {"name": "gpu"}, "spec": {
-        "selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}))
-    cp.client.create(ResourceClaimTemplate.model_validate({
-        "metadata": {"name": "one-gpu", "namespace": "default"},
-        "spec": {"spec": {"devices": {"requests": [
-            {"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}}))
-    cp.run_until_idle()
-    return cp
-
-
-def only_claim(cp: ControlPlane) -> ResourceClaim:
-    [claim] = cp.client.list(ResourceClaim, "default").items
-    return claim
 
 
 def conditions(claim: ResourceClaim) -> list[tuple[str, str, str, str]]:

@@ -29,9 +29,14 @@ from .test_preemption import gpu_pod, shared_claim
 
 
 def cluster(status: bool = True, network: bool = False, nodes: int = 1) -> ControlPlane:
-    cp = ControlPlane(seed=0)
     template = DeviceTemplate(count=2, device_status=status, network=network)
-    create_nodes(cp, nodes, NodeTemplate(devices=template))
+    return cluster_of(NodeTemplate(devices=template), nodes)
+
+
+def cluster_of(template: NodeTemplate, nodes: int = 1) -> ControlPlane:
+    """``nodes`` nodes of ``template``, the DeviceClass ``gpu`` and the template ``one-gpu``."""
+    cp = ControlPlane(seed=0)
+    create_nodes(cp, nodes, template)
     cp.client.create(DeviceClass.model_validate({"metadata": {"name": "gpu"}, "spec": {
         "selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}))
     cp.client.create(ResourceClaimTemplate.model_validate({
