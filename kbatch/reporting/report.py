@@ -103,12 +103,14 @@ def _resources(nodes: Sequence[Interval], pods: Sequence[PodFacts], dra: DraUse)
     return [r for r in BASE_RESOURCES if r in offered] + extra
 
 
-def _group_members(node_objs: Sequence[Obj], label: str) -> list[tuple[str, list[int]]]:
-    """Node indices per value of the node label ``label`` (nodes without it: ``<none>``), by value."""
+def _group_members(node_objs: Sequence[Obj], label: str) -> list[tuple[str, list[int], set[str]]]:
+    """Per value of the node label ``label`` (nodes without it: ``<none>``), by value: the indices
+    of its nodes and their names."""
     members: dict[str, list[int]] = {}
     for i, n in enumerate(node_objs):
         members.setdefault(str(labels(n).get(label, "<none>")), []).append(i)
-    return sorted(members.items())
+    return [(group, found, {str(meta(node_objs[i]).get("name")) for i in found})
+            for group, found in sorted(members.items())]
 
 
 def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: Sequence[PodFacts],
@@ -117,8 +119,7 @@ def _node_groups(node_objs: Sequence[Obj], intervals: Sequence[Interval], pods: 
                  window: float | None) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
     """Utilisation per value of the node label ``label`` (nodes without it: ``<none>``)."""
     out = []
-    for group, members in _group_members(node_objs, label):
-        names = {str(meta(node_objs[i]).get("name")) for i in members}
+    for group, members, names in _group_members(node_objs, label):
         series = utilisation([p for p in pods if p.node in names], [intervals[i] for i in members],
                              resources, origin, stop, window, [iv for n, iv in shared if n in names])
         out.append((group, tuple(series)))
@@ -130,8 +131,7 @@ def _admin_access_by_node_group(node_objs: Sequence[Obj], intervals: Sequence[In
                                 ) -> tuple[tuple[str, tuple[UtilisationSeries, ...]], ...]:
     """Devices under admin access per node group, over the group's devices (groups with any)."""
     out = []
-    for group, members in _group_members(node_objs, label):
-        names = {str(meta(node_objs[i]).get("name")) for i in members}
+    for group, members, names in _group_members(node_objs, label):
         held = [(n, iv) for n, iv in dra.admin_intervals if n in names]
         if held:
             out.append((group, _admin_access(held, [intervals[i] for i in members], origin, stop, window)))
