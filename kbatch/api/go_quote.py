@@ -6,12 +6,15 @@ non-printable runes as ``\\uNNNN`` or ``\\UNNNNNNNN``. "Printable" is ``unicode.
 marks, numbers, punctuation, symbols and the ASCII space, which is what Python's
 ``str.isprintable`` accepts too (both refuse other spaces, format and control characters).
 ``json.dumps``, which kbatch used before, escapes every non-ASCII rune and names ``\\a``/``\\v``
-differently: ``"mé"`` came out ``"m\\u00e9"``.
+differently: ``"mé"`` came out ``"m\\u00e9"``. ``go_quote_list`` is ``%q`` of a ``[]string``:
+each element quoted, space-separated, in brackets.
 """
 
 from __future__ import annotations
 
-__all__ = ["go_quote"]
+from collections.abc import Iterable
+
+__all__ = ["go_quote", "go_quote_list"]
 
 _ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
             "\\": "\\\\", '"': '\\"'}
@@ -33,3 +36,8 @@ def go_quote(text: str) -> str:
     if text.isprintable() and '"' not in text and "\\" not in text:
         return f'"{text}"'
     return '"' + "".join(_escape(ch) for ch in text) + '"'
+
+
+def go_quote_list(values: Iterable[str]) -> str:
+    """``fmt.Sprintf("%q", []string{...})``: ``go_quote_list(["a", 'b"']) == '["a" "b\\""]'``."""
+    return "[" + " ".join(go_quote(v) for v in values) + "]"

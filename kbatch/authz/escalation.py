@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from kbatch.api.errors import Forbidden, NotFound, StatusDetails, StatusError
+from kbatch.api.go_quote import go_quote_list
 from kbatch.authz import chain, rbac
 from kbatch.authz.chain import AuthorizerChain
 from kbatch.authz.rbac import RbacSnapshot
@@ -109,15 +110,9 @@ def compact_rules(rules: Iterable[Rule]) -> list[Rule]:
     return out + list(simple.values())
 
 
-def _go_quote_list(values: Iterable[str]) -> str:
-    """Go's ``%q`` of a ``[]string``: ``["a" "b"]``."""
-    quoted = ('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values)
-    return "[" + " ".join(quoted) + "]"
-
-
 def compact_string(rule: Rule) -> str:
     """``rbacv1helpers.CompactString``: ``{APIGroups:[""], Resources:["pods"], Verbs:["get"]}``."""
-    parts = [f"{label}:{_go_quote_list(rule[key])}"
+    parts = [f"{label}:{go_quote_list(rule[key])}"
              for label, key in (("APIGroups", "apiGroups"), ("Resources", "resources"),
                                 ("NonResourceURLs", "nonResourceURLs"), ("ResourceNames", "resourceNames"),
                                 ("Verbs", "verbs")) if rule.get(key)]
@@ -133,7 +128,7 @@ def confirm_no_escalation(user: UserInfo, namespace: str, rules: Iterable[Rule],
     if not missing:
         return ""
     described = sorted({compact_string(r) for r in compact_rules(missing)})
-    message = (f'user "{user.name}" (groups={_go_quote_list(user.groups)}) is attempting to grant RBAC '
+    message = (f'user "{user.name}" (groups={go_quote_list(user.groups)}) is attempting to grant RBAC '
                "permissions not currently held:\n" + "\n".join(described))
     return f"{message}; resolution errors: [{error}]" if error else message
 

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from kbatch.api.errors import Forbidden
+from kbatch.api.go_quote import go_quote_list
 from kbatch.authz.impersonation import finish_groups, split_service_account
 from kbatch.authz.rbac import Decision
 from kbatch.authz.request import forbidden
@@ -97,10 +98,6 @@ def _allow(authorize: Authorize, attrs: Attributes) -> None:
         raise forbidden(attrs, decision.reason)
 
 
-def _go_quoted(values: tuple[str, ...]) -> str:
-    return "[" + " ".join(f'"{v}"' for v in values) + "]"
-
-
 def _username(mode: _Mode, requestor: UserInfo, wanted: UserInfo, authorize: Authorize) -> tuple[str, ...]:
     """``authorizeUsername``: the check on the name, and the groups the user will have."""
     attrs = Attributes(requestor, mode.verb, api_group=mode.group, api_version="v1", resource="users",
@@ -111,13 +108,13 @@ def _username(mode: _Mode, requestor: UserInfo, wanted: UserInfo, authorize: Aut
         attrs = replace(attrs, resource="nodes", name="*" if mode.name == "associated-node" else node)
         if wanted.groups:
             raise forbidden(attrs, f"when impersonating a node, cannot impersonate groups "
-                                   f"{_go_quoted(wanted.groups)}")
+                                   f"{go_quote_list(wanted.groups)}")
         groups = ("system:nodes",)
     if account is not None:
         attrs = replace(attrs, resource="serviceaccounts", namespace=account[0], name=account[1])
         if mode.constrained and wanted.groups:
             raise forbidden(attrs, f"when impersonating a service account, cannot impersonate groups "
-                                   f"{_go_quoted(wanted.groups)}")
+                                   f"{go_quote_list(wanted.groups)}")
         if not wanted.groups:
             groups = ("system:serviceaccounts", f"system:serviceaccounts:{account[0]}")
     _allow(authorize, attrs)

@@ -20,13 +20,13 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Protocol
 
+from kbatch.api.go_quote import go_quote_list
 from kbatch.authz.legacy_tokens import LEGACY_ISSUER, LegacyLookup, LegacyValidation, validate_legacy
 from kbatch.authz.sa_claims import DEFAULT_ISSUER, Lookup, TokenInvalid, service_account_user, validate_claims
 from kbatch.authz.signing import InvalidSignature, SigningKey, unverified_claims
 from kbatch.authz.user import ALL_AUTHENTICATED, UserInfo
 
 __all__ = ["DEFAULT_ISSUER", "AnyLookup", "Authenticated", "TokenAuthenticator"]
-
 
 
 class AnyLookup(Lookup, LegacyLookup, Protocol):
@@ -88,8 +88,8 @@ class TokenAuthenticator:
         token_audiences = _audiences(claims.get("aud")) or self.audiences
         common = tuple(a for a in token_audiences if a in requested)
         if not common and self.audiences:
-            raise TokenInvalid(f"token audiences {_go_quoted(token_audiences)} is invalid for the target "
-                               f"audiences {_go_quoted(requested)}")
+            raise TokenInvalid(f"token audiences {go_quote_list(token_audiences)} is invalid for the target "
+                               f"audiences {go_quote_list(requested)}")
         return common
 
 
@@ -100,8 +100,3 @@ def _audiences(aud: object) -> tuple[str, ...]:
     if isinstance(aud, list):
         return tuple(a for a in aud if isinstance(a, str))
     return ()
-
-
-def _go_quoted(values: Sequence[str]) -> str:
-    """Go's ``%q`` of a string slice: ``["a" "b"]``."""
-    return "[" + " ".join(f'"{v}"' for v in values) + "]"

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.errors import FieldError
-from kbatch.api.go_quote import go_quote
+from kbatch.api.go_quote import go_quote, go_quote_list
 
 QUOTE_TESTS = [
     ("\a\b\f\r\n\t\v", '"\\a\\b\\f\\r\\n\\t\\v"'),
@@ -45,3 +45,15 @@ def test_a_field_error_prints_a_non_ascii_value_as_go_does() -> None:
     """``field.Invalid(path, "mé", ...)`` renders the value with ``%q``: ``"mé"``, not ``"m\\u00e9"``."""
     err = FieldError.invalid("metadata.labels", "m\u00e9", "bad")
     assert 'Invalid value: "m\u00e9": bad' in str(err)
+
+
+def test_go_quote_list_quotes_each_element_as_strconv_quote() -> None:
+    """``%q`` of a ``[]string`` quotes each element: a quote or backslash inside one is escaped (the
+    RBAC, token-audience and impersonation messages wrote them bare before)."""
+    assert go_quote_list([]) == "[]"
+    assert go_quote_list(["a", 'b"c', "d\\"]) == '["a" "b\\"c" "d\\\\"]'
+
+
+@given(st.lists(st.text(), max_size=4))
+def test_go_quote_list_is_the_elements_quotes_joined(values: list[str]) -> None:
+    assert go_quote_list(values) == "[" + " ".join(go_quote(v) for v in values) + "]"

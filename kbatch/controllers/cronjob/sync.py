@@ -30,6 +30,7 @@ from typing import Any
 from kbatch.api.batch_constants import CRONJOB_SCHEDULED_TIMESTAMP_ANNOTATION
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.cron import CronError, load_zone, parse_schedule
+from kbatch.api.go_quote import go_quote
 from kbatch.controllers.cronjob.schedule import MANY_MISSED, most_recent_schedule_time, next_check_delay
 
 __all__ = ["CronEvent", "CronPlan", "build_job", "finished_type", "job_name", "sync_cronjob"]
@@ -101,7 +102,7 @@ def _zone(cj: CronJob, plan: CronPlan) -> tuple[bool, tzinfo | None]:
         return True, load_zone(cj.spec.time_zone)
     except CronError as err:  # Go: invalid timeZone: "X": unknown time zone X
         plan.events.append(CronEvent("Warning", "UnknownTimeZone",
-                                     f"invalid timeZone: {_go_quote(cj.spec.time_zone)}: {err}"))
+                                     f"invalid timeZone: {go_quote(cj.spec.time_zone)}: {err}"))
         return False, None
 
 
@@ -131,23 +132,18 @@ UNSUPPORTED_SCHEDULE = ("CRON_TZ or TZ used in schedule {!s} is not officially s
                         "for more details")
 
 
-def _go_quote(text: str) -> str:
-    """Go's ``%q`` for the printable ASCII a schedule holds."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _schedule(cj: CronJob, now: datetime, plan: CronPlan) -> None:
     ok, tz = _zone(cj, plan)
     if not ok or cj.spec.suspend:
         return
     if "TZ" in cj.spec.schedule:  # formatSchedule: allowed on old objects, warned about every sync
         plan.events.append(CronEvent("Warning", "UnsupportedSchedule",
-                                     UNSUPPORTED_SCHEDULE.format(_go_quote(cj.spec.schedule))))
+                                     UNSUPPORTED_SCHEDULE.format(go_quote(cj.spec.schedule))))
     try:
         sched = parse_schedule(cj.spec.schedule)
     except CronError as err:
         plan.events.append(CronEvent("Warning", "UnparseableSchedule",
-                                     f"unparseable schedule: {_go_quote(cj.spec.schedule)} : {err}"))
+                                     f"unparseable schedule: {go_quote(cj.spec.schedule)} : {err}"))
         return
     created = cj.metadata.creation_timestamp or now
     recent = most_recent_schedule_time(sched, tz, created, plan.last_schedule_time, now,

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
+from kbatch.api.go_quote import go_quote
 from kbatch.controllers.kubelet.references import CONFIG_MAP, SECRET, Lookup, decode
 from kbatch.sim.command import FilesFactory, expand_k8s_refs, interpret
 from kbatch.sim.files import FileSystem, Mount, SubTree
@@ -219,21 +220,5 @@ def _downward_tree(pod: Any, items: Any) -> Tree:
 
 def format_map(values: dict[str, str]) -> str:
     """``pkg/fieldpath`` ``FormatMap``: ``key="value"`` lines, keys sorted, Go ``%q`` values."""
-    return "\n".join(f"{key}={_go_quote(values[key])}" for key in sorted(values))
+    return "\n".join(f"{key}={go_quote(values[key])}" for key in sorted(values))
 
-
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\a": "\\a", "\b": "\\b",
-            "\f": "\\f", "\v": "\\v"}
-
-
-def _go_quote(text: str) -> str:
-    """Go's ``strconv.Quote`` for the text a label or annotation holds."""
-    out = []
-    for ch in text:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'

@@ -181,6 +181,12 @@ def test_format_map_is_sorted_quoted_and_has_no_final_newline(values: dict[str, 
     assert not text.endswith("\n")
 
 
+def test_format_map_escapes_what_strconv_quote_escapes() -> None:
+    """``FormatMap`` uses ``%q``: a non-printable rune in an annotation is ``\\uNNNN`` (it was written
+    raw before), a control byte ``\\xNN``."""
+    assert format_map({"a": "x\u200by", "b": "\x01"}) == 'a="x\\u200by"\nb="\\x01"'
+
+
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "d/g", "d/e/f"]), st.text(max_size=4)), max_size=6))
 def test_files_read_back_what_was_written_and_mounts_shadow_the_layer(writes: list[tuple[str, str]]) -> None:
     files = FileSystem([Mount("/ro", {"k": "v"}), Mount("/rw", {}, writable=True)])

@@ -30,6 +30,7 @@ from kbatch.api.batch_v1 import (
 )
 from kbatch.api.core_v1 import PodTemplateSpec
 from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
+from kbatch.api.go_quote import go_quote_list
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.selectors import selector_from_model
 from kbatch.api.strategies.batch.scheduling_validation import (
@@ -72,11 +73,6 @@ def _non_negative(value: int | None, path: str) -> Errors:
     if value is not None and value < 0:
         return [FieldError.invalid(path, value, "must be greater than or equal to 0")]
     return []
-
-
-def _go_quoted_list(values: tuple[str, ...]) -> str:
-    """Go's ``%q`` of a []string: ``["a" "b"]``."""
-    return "[" + " ".join(f'"{v}"' for v in values) + "]"
 
 
 def _prune(value: Any) -> Any:
@@ -315,7 +311,7 @@ def _validate_pfp_rule(spec: JobSpec, rule: PodFailurePolicyRule, path: str, nam
     action_path = f"{path}.action"
     if not rule.action:
         errs.append(
-            FieldError.required(action_path, f"valid values: {_go_quoted_list(bc.POD_FAILURE_ACTIONS)}")
+            FieldError.required(action_path, f"valid values: {go_quote_list(bc.POD_FAILURE_ACTIONS)}")
         )
     elif rule.action == bc.POD_FAILURE_ACTION_FAIL_INDEX:
         if spec.backoff_limit_per_index is None:
@@ -344,7 +340,7 @@ def _validate_on_pod_conditions(patterns: list[PodFailurePolicyOnPodConditionsPa
         status_path = f"{path}[{j}].status"
         if not pattern.status:
             errs.append(
-                FieldError.required(status_path, f"valid values: {_go_quoted_list(bc.CONDITION_STATUSES)}")
+                FieldError.required(status_path, f"valid values: {go_quote_list(bc.CONDITION_STATUSES)}")
             )
         elif pattern.status not in bc.CONDITION_STATUSES:
             errs.append(FieldError.not_supported(status_path, pattern.status, list(bc.CONDITION_STATUSES)))
@@ -358,7 +354,7 @@ def _validate_on_exit_codes(
     if not req.operator:
         errs.append(
             FieldError.required(
-                f"{path}.operator", f"valid values: {_go_quoted_list(bc.EXIT_CODES_OPERATORS)}"
+                f"{path}.operator", f"valid values: {go_quote_list(bc.EXIT_CODES_OPERATORS)}"
             )
         )
     elif req.operator not in bc.EXIT_CODES_OPERATORS:
