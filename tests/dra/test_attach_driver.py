@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kbatch import ControlPlane
-from kbatch.api.core_v1 import Event, Pod
+from kbatch.api.core_v1 import Event, Node, Pod
 from kbatch.api.resource_v1 import ResourceClaim, ResourceClaimTemplate, ResourceSlice
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.controllers.dra.driver.attach import AttachPool, Failures, attach_entries
@@ -331,3 +331,20 @@ def test_an_unstamped_allocation_keeps_its_start_over_a_restart() -> None:
     [attached] = entry.conditions
     assert (attached.status, attached.reason) == ("True", "Attached")
     assert attached.last_transition_time == start + timedelta(seconds=10)
+
+
+def test_a_restart_on_an_earlier_clock_keeps_the_node_owned_slices() -> None:
+    """The last session saw the garbage collector delete a node's ResourceSlice after a restart whose
+    clock started before the slice's creation; over the same store, a control plane starting a year
+    earlier (a virtual start, or ``kbatch serve --clock real`` over a state made with a later
+    ``--clock-start``) keeps the Node and its slice, whose owner reference names the Node's uid."""
+    cp = ControlPlane(seed=0, start=datetime(2030, 1, 1, tzinfo=UTC))
+    create_nodes(cp, 1, attaching())
+    cp.run_until_idle()
+    [before] = cp.client.list(ResourceSlice).items
+    again = ControlPlane(seed=1, store=cp.store, start=datetime(2029, 1, 1, tzinfo=UTC))
+    again.advance(120)
+    [after] = again.client.list(ResourceSlice).items
+    assert after.metadata.uid == before.metadata.uid
+    [owner] = after.metadata.owner_references
+    assert owner.uid == again.client.get(Node, "node-0").metadata.uid
