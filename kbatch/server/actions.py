@@ -79,13 +79,16 @@ def _device_template(dra: Obj) -> DeviceTemplate:
                                   binding_failure_conditions=_names(dra.get("bindingFailureConditions")),
                                   binds_to_node=bool(dra.get("bindsToNode", False)),
                                   attach_delay=float(dra.get("attachDelay", 10.0)),
-                                  attach_fails=bool(dra.get("attachFails", False)))
+                                  attach_fails=bool(dra.get("attachFails", False)),
+                                  attach_fail_devices=_names(dra.get("attachFailDevices")),
+                                  attach_fail_rate=float(dra.get("attachFailRate", 0.0)))
         Quantity(template.memory)
     except (KeyError, TypeError, ValueError) as err:
         raise BadRequest(f"invalid DRA device template: {err}") from None
     if template.attach_delay < 0:
         raise BadRequest(f"--attach-delay must not be negative, got {template.attach_delay:g}s")
     _binding_conditions(template)
+    _attach_failures(template)
     if not 0 < template.count <= 64 or not 0 <= template.partitions <= 7:
         raise BadRequest("--gpu must be 1..64 and --gpu-partitions 0..7 with --gpu-driver (a ResourceSlice "
                          "holds at most 64 devices that consume counters)")
@@ -108,6 +111,21 @@ def _binding_conditions(template: DeviceTemplate) -> None:
     if errs:
         raise BadRequest("invalid --binding-conditions/--binding-failure-conditions: "
                          + "; ".join(str(e) for e in errs))
+
+
+def _attach_failures(template: DeviceTemplate) -> None:
+    """``--attach-fail-rate`` is a probability and ``--attach-fail-devices`` names devices the nodes
+    publish; both need binding conditions."""
+    if (template.attach_fail_devices or template.attach_fail_rate) and not template.binding_conditions:
+        raise BadRequest("--attach-fail-devices and --attach-fail-rate need --binding-conditions")
+    if not 0.0 <= template.attach_fail_rate <= 1.0:
+        raise BadRequest(f"--attach-fail-rate must be between 0 and 1, got {template.attach_fail_rate:g}")
+    published = set(template.device_names())
+    unknown = [name for name in template.attach_fail_devices if name not in published]
+    if unknown:
+        last = template.device_name(template.count - 1)
+        raise BadRequest(f"--attach-fail-devices: no device {', '.join(unknown)} on these nodes (they "
+                         f"publish {template.device_name(0)} … {last})")
 
 
 def _capacity(name: str, value: Any) -> None:

@@ -24,9 +24,12 @@ With ``binding_conditions`` (KEP-5007, device binding conditions) every device p
 neither) and, with ``binds_to_node``, ``bindsToNode: true``: a fabric device the driver attaches to
 the node after the scheduler allocated it. The driver's attachment controller
 (:mod:`kbatch.controllers.dra.driver.attach`) sets every binding condition ``True`` in the claim's
-``status.devices`` ``attach_delay`` virtual seconds after the allocation, or, with ``attach_fails``,
-the first failure condition. The slices record this in :data:`ATTACH_DELAY_ANNOTATION` and
-:data:`ATTACH_RESULT_ANNOTATION`.
+``status.devices`` ``attach_delay`` virtual seconds after the allocation, or the first failure
+condition for an attachment that fails: every one with ``attach_fails``, every one of the devices named
+in ``attach_fail_devices``, and each attempt (one allocation of one device) with probability
+``attach_fail_rate``. The slices record this in :data:`ATTACH_DELAY_ANNOTATION`,
+:data:`ATTACH_RESULT_ANNOTATION`, :data:`ATTACH_FAIL_DEVICES_ANNOTATION` and
+:data:`ATTACH_FAIL_RATE_ANNOTATION` (the last two only when set).
 
 Default nodes publish nothing.
 """
@@ -41,6 +44,8 @@ from kbatch.api.quantity import Quantity
 
 __all__ = [
     "ATTACH_DELAY_ANNOTATION",
+    "ATTACH_FAIL_DEVICES_ANNOTATION",
+    "ATTACH_FAIL_RATE_ANNOTATION",
     "ATTACH_RESULT_ANNOTATION",
     "DEFAULT_FAILURE_CONDITION",
     "DEVICE_STATUS_ANNOTATION",
@@ -53,7 +58,9 @@ DRIVER_VERSION = "1.0.0"
 DEVICE_STATUS_ANNOTATION = "dra.kbatch.io/device-status"
 NETWORK_ANNOTATION = "dra.kbatch.io/network-devices"
 ATTACH_DELAY_ANNOTATION = "dra.kbatch.io/attach-delay-seconds"
-ATTACH_RESULT_ANNOTATION = "dra.kbatch.io/attach-result"  # "Attached" or "Failed"
+ATTACH_RESULT_ANNOTATION = "dra.kbatch.io/attach-result"  # "Attached" or "Failed" (every attachment)
+ATTACH_FAIL_DEVICES_ANNOTATION = "dra.kbatch.io/attach-fail-devices"  # "gpu-1,gpu-3": these always fail
+ATTACH_FAIL_RATE_ANNOTATION = "dra.kbatch.io/attach-fail-rate"  # "0.25": each attempt fails so often
 DEFAULT_FAILURE_CONDITION = "attach-failed"
 
 
@@ -71,7 +78,9 @@ class DeviceTemplate:
     binding_failure_conditions: tuple[str, ...] = ()  # default (DEFAULT_FAILURE_CONDITION,)
     binds_to_node: bool = False
     attach_delay: float = 10.0  # virtual seconds from the allocation to the attachment's outcome
-    attach_fails: bool = False  # the attachment fails: the first failure condition is set True
+    attach_fails: bool = False  # every attachment fails: the first failure condition is set True
+    attach_fail_devices: tuple[str, ...] = ()  # the attachments of these devices (by name) fail
+    attach_fail_rate: float = 0.0  # each attempt (an allocation of a device) fails with this probability
 
     def failure_conditions(self) -> tuple[str, ...]:
         """The devices' ``bindingFailureConditions`` (none without binding conditions)."""
@@ -81,6 +90,14 @@ class DeviceTemplate:
 
     def device_name(self, index: int) -> str:
         return f"{self.prefix or ('nic' if self.network else 'gpu')}-{index}"
+
+    def device_names(self) -> list[str]:
+        """Every device the slices publish: the whole devices, then each one's partitions."""
+        out = []
+        for i in range(self.count):
+            out.append(self.device_name(i))
+            out.extend(f"{self.device_name(i)}-part-{j}" for j in range(self.partitions))
+        return out
 
     def annotations(self) -> dict[str, str] | None:
         """What the driver's slices record of its status reporting (None: it writes none)."""
@@ -92,6 +109,10 @@ class DeviceTemplate:
         if self.binding_conditions:
             out[ATTACH_DELAY_ANNOTATION] = f"{self.attach_delay:g}"
             out[ATTACH_RESULT_ANNOTATION] = "Failed" if self.attach_fails else "Attached"
+            if self.attach_fail_devices:
+                out[ATTACH_FAIL_DEVICES_ANNOTATION] = ",".join(self.attach_fail_devices)
+            if self.attach_fail_rate:
+                out[ATTACH_FAIL_RATE_ANNOTATION] = f"{self.attach_fail_rate:g}"
         return out or None
 
 

@@ -145,3 +145,53 @@ def test_kubectl_shows_the_binding_conditions_a_driver_set(served: Any) -> None:
         assert line in text, text
     phase = _kubectl(served, "get", "pod", "attached-trainer", "-o", "jsonpath={.status.phase}")
     assert phase == "Running"
+
+
+FLAKY = """\
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: flaky-gpu}
+spec:
+  selectors: [{cel: {expression: 'device.driver == "flaky.example.com"'}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: two-flaky-gpus, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: flaky-gpu, count: 2}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: flaky-trainer, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: c, image: busybox, command: [sleep, "3600"], resources: {claims: [{name: gpu}]}}
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: two-flaky-gpus}]
+"""
+
+
+def test_kubectl_reads_each_devices_attachment_outcome(served: Any, tmp_path: Path) -> None:
+    """A driver whose gpu-0 attachments fail (``attachFailDevices``): a claim holding gpu-0 and gpu-1
+    shows, per device, gpu-0's failure condition and gpu-1's binding condition (jsonpath over
+    ``status.devices``), and the pod, whose binding failed, is not bound."""
+    dra = {"driver": "flaky.example.com", "count": 2, "bindingConditions": ["attached"],
+           "attachDelay": 3, "attachFailDevices": ["gpu-0"]}
+    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add",
+                       json={"count": 1, "prefix": "flaky", "dra": dra}, timeout=30)
+    assert reply.status_code == 200, reply.text
+    manifest = tmp_path / "flaky.yaml"
+    manifest.write_text(FLAKY)
+    assert "created" in _kubectl(served, "apply", "-f", str(manifest))
+    moved = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/clock", json={"advance": "4s"}, timeout=30)
+    assert moved.status_code == 200, moved.text
+    claims = json.loads(_kubectl(served, "get", "resourceclaims", "-o", "json"))["items"]
+    [name] = [c["metadata"]["name"] for c in claims if c["metadata"]["name"].startswith("flaky-trainer-")]
+    path = "jsonpath={range .status.devices[*]}{.device}:{.conditions[0].type}={.conditions[0].reason} {end}"
+    assert _kubectl(served, "get", "resourceclaim", name, "-o", path).split() == [
+        "gpu-0:attach-failed=AttachFailed", "gpu-1:attached=Attached"]
+    assert _kubectl(served, "get", "pod", "flaky-trainer", "-o", "jsonpath={.spec.nodeName}") == ""

@@ -3,6 +3,7 @@ fail/evict/condition pod, probe fail|clear."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import typer
@@ -88,8 +89,16 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
                   "10s", "--attach-delay", help="With --binding-conditions: virtual time from the "
                   "allocation until the driver reports the attachment."),
               attach_fail: bool = typer.Option(
-                  False, "--attach-fail", help="With --binding-conditions: the attachments fail (the "
-                  "driver sets the first failure condition True; the pod is rescheduled)."),
+                  False, "--attach-fail", help="With --binding-conditions: every attachment fails (the "
+                  "driver sets the first failure condition True; the claim is deallocated and the pod "
+                  "rescheduled)."),
+              attach_fail_devices: str | None = typer.Option(
+                  None, "--attach-fail-devices", help="With --binding-conditions: the attachments of "
+                  "these devices fail, every attempt (NAME[,NAME], e.g. gpu-1)."),
+              attach_fail_rate: float = typer.Option(
+                  0.0, "--attach-fail-rate", help="With --binding-conditions: each attempt (one "
+                  "allocation of one device) fails with this probability, 0..1, drawn from the "
+                  "control plane's seed (the same seed and commands, the same outcomes)."),
               binds_to_node: bool = typer.Option(
                   False, "--binds-to-node", help="With --gpu-driver: the devices publish bindsToNode."),
               runtime_handler: list[str] | None = typer.Option(
@@ -110,7 +119,8 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
         args["dra"] = {"driver": gpu_driver, "count": gpu or 8, "model": gpu_model, "memory": gpu_memory,
                        "partitions": gpu_partitions, "deviceStatus": device_status, "network": device_network,
                        **_binding_args(binding_conditions, binding_failure_conditions, attach_delay,
-                                       attach_fail, binds_to_node)}
+                                       _AttachFailures(attach_fail, attach_fail_devices, attach_fail_rate),
+                                       binds_to_node)}
     elif device_status or device_network or binding_conditions or binds_to_node:
         raise UserError("--device-status, --device-network, --binding-conditions and --binds-to-node need "
                         "--gpu-driver")
@@ -119,18 +129,35 @@ def nodes_add(ctx: typer.Context, count: int = typer.Option(1, "--count", help="
         typer.echo(f"node/{name} created")
 
 
-def _binding_args(conditions: str | None, failures: str | None, delay: str, fail: bool,
+@dataclass(frozen=True)
+class _AttachFailures:
+    """``nodes add``'s flags saying which simulated attachments fail."""
+
+    every: bool
+    devices: str | None
+    rate: float
+
+    def given(self) -> bool:
+        return self.every or bool(self.devices) or bool(self.rate)
+
+
+def _binding_args(conditions: str | None, failures: str | None, delay: str, fail: _AttachFailures,
                   binds_to_node: bool) -> dict[str, object]:
     """``nodes add``'s binding-condition flags as the action's ``dra`` fields (KEP-5007)."""
     def names(text: str | None) -> list[str]:
         return [name.strip() for name in (text or "").split(",") if name.strip()]
 
-    if not conditions and (failures or fail):
-        raise UserError("--binding-failure-conditions and --attach-fail need --binding-conditions")
+    if not conditions and (failures or fail.given()):
+        raise UserError("--binding-failure-conditions, --attach-fail, --attach-fail-devices and "
+                        "--attach-fail-rate need --binding-conditions")
     out: dict[str, object] = {"bindsToNode": binds_to_node}
     if conditions:
         out |= {"bindingConditions": names(conditions), "bindingFailureConditions": names(failures),
-                "attachDelay": duration_option(delay, "--attach-delay"), "attachFails": fail}
+                "attachDelay": duration_option(delay, "--attach-delay"), "attachFails": fail.every}
+        if fail.devices:
+            out["attachFailDevices"] = names(fail.devices)
+        if fail.rate:
+            out["attachFailRate"] = fail.rate
     return out
 
 

@@ -1,6 +1,9 @@
 """The ``dra-attach`` controller's reads and writes: which pools' devices are attached (slices annotated
-:data:`kbatch.sim.devices.ATTACH_RESULT_ANNOTATION`), what a claim or slice event queues, and the
-status update reporting the attachment (:mod:`.attach` decides).
+:data:`kbatch.sim.devices.ATTACH_RESULT_ANNOTATION`) and which attachments fail (the other attach
+annotations), what a claim or slice event queues, and the status update reporting the attachment
+(:mod:`.attach` decides). It keeps nothing the stored objects do not say: after a restart it reads the
+pools from the slices and each attempt's start from the claim (:mod:`.attach`), and a random failure
+is drawn from its seeded stream (:mod:`kbatch.runtime.rng`) with the attempt's label.
 
 It writes through its own client: upstream the component that attaches devices and sets binding
 conditions is a controller of the driver (KEP-5007's composable DRA controller), running under the
@@ -11,20 +14,23 @@ a cluster without attaching drivers has none, and its bootstrap writes are uncha
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
 from kbatch.api.errors import NotFound
 from kbatch.api.resource_v1 import ResourceClaim, ResourceSlice
 from kbatch.apiserver.client import Client
 from kbatch.apiserver.controller_accounts import ensure_controller_account
 from kbatch.apiserver.identities import component_user
-from kbatch.controllers.dra.driver.attach import AttachPool, attach_entries
-from kbatch.controllers.dra.driver.entries import entry_key, merged
+from kbatch.controllers.dra.driver.attach import AttachPool, Failures, attach_entries
+from kbatch.controllers.dra.driver.entries import merged
 from kbatch.controllers.dra.driver.queueing import claims_of_pool, results
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request, Result
-from kbatch.sim.devices import ATTACH_DELAY_ANNOTATION, ATTACH_RESULT_ANNOTATION
+from kbatch.runtime.rng import derive
+from kbatch.sim.devices import (
+    ATTACH_DELAY_ANNOTATION,
+    ATTACH_FAIL_DEVICES_ANNOTATION,
+    ATTACH_FAIL_RATE_ANNOTATION,
+    ATTACH_RESULT_ANNOTATION,
+)
 
 __all__ = ["ACCOUNT", "DriverAttach"]
 
@@ -36,9 +42,6 @@ class DriverAttach:
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
         self.pools: dict[tuple[str, str], AttachPool] = {}
-        # when the controller first saw an allocation that has no allocationTimestamp (claim uid and
-        # its devices): written by someone other than kbatch's scheduler
-        self.first_seen: dict[tuple[str, tuple], datetime] = {}
         self._client: Client | None = None
 
     def writer(self) -> Client:
@@ -85,7 +88,7 @@ class DriverAttach:
             if known is not None:
                 conditions |= known.conditions
             pools[key] = AttachPool(slice_.spec.node_name, _delay(annotations.get(ATTACH_DELAY_ANNOTATION)),
-                                    result == "Failed", conditions)
+                                    _failures(annotations), conditions)
         return pools
 
     # -- the write -------------------------------------------------------------------------------------
@@ -95,7 +98,7 @@ class DriverAttach:
         except NotFound:
             return None
         now = self.ctx.clock.now_datetime()
-        decision = attach_entries(claim, self.pools, now, self._started(claim, now))
+        decision = attach_entries(claim, self.pools, now, self.draw)
         current = [d.to_dict() for d in (claim.status.devices or ())] if claim.status else []
         changed = False
         for key in sorted({(k[0], k[1]) for k in decision.entries}):
@@ -112,20 +115,21 @@ class DriverAttach:
             return None
         return Result(requeue_after=max((decision.next_due - now).total_seconds(), 1e-6))
 
-    def _started(self, claim: ResourceClaim, now: datetime) -> datetime | None:
-        """When an allocation without ``allocationTimestamp`` was first seen (None when it has one)."""
-        allocation = claim.status.allocation if claim.status is not None else None
-        uid = claim.metadata.uid or ""
-        if allocation is None or allocation.allocation_timestamp is not None:
-            for key in [k for k in self.first_seen if k[0] == uid]:
-                del self.first_seen[key]
-            return None
-        devices = tuple(sorted(entry_key(_result_key(r)) for r in results(claim)))
-        return self.first_seen.setdefault((uid, devices), now)
+    def draw(self, attempt: str) -> float:
+        """The attempt's uniform draw: a stream of the controller's seeded one, named by the attempt
+        (the same attempt draws the same number whatever was drawn before)."""
+        return derive(self.ctx.rng, attempt).random()
 
 
-def _result_key(result: Any) -> dict[str, Any]:
-    return {"driver": result.driver, "pool": result.pool, "device": result.device, "shareID": result.share_id}
+def _failures(annotations: dict[str, str]) -> Failures:
+    """Which attachments of a slice's pool fail (a bad rate is none)."""
+    devices = frozenset(n for n in annotations.get(ATTACH_FAIL_DEVICES_ANNOTATION, "").split(",") if n)
+    try:
+        rate = float(annotations.get(ATTACH_FAIL_RATE_ANNOTATION, "0"))
+    except ValueError:
+        rate = 0.0
+    return Failures(annotations.get(ATTACH_RESULT_ANNOTATION) == "Failed", devices,
+                    rate if 0.0 <= rate <= 1.0 else 0.0)
 
 
 def _delay(value: str | None) -> float:
