@@ -109,7 +109,8 @@ class FeatureGates:
                     raise FeatureGateError(f"cannot add dependency from {name} to unknown feature {dep}")
             off = sorted(dep for dep in spec.depends_on if not self._enabled[dep])
             if self._enabled[name] and off:
-                errors.append(f"{name} is enabled, but depends on features that are disabled: [{' '.join(off)}]")
+                errors.append(f"{name} is enabled, but depends on features that are disabled: "
+                              f"[{' '.join(off)}]")
         if len(errors) == 1:
             raise FeatureGateError(errors[0])
         if errors:

@@ -15,9 +15,9 @@ cluster. In numbered steps:
    PodGroups before pods, then name), each kept back only if the group still places without it
    (the reprieve);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
-   is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's pods are nominated to the
-   nodes of the last successful placement and wait in the unschedulable pool, their PodGroup
-   ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
+   is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
+   pods are nominated to the nodes of the last successful placement and wait in the unschedulable
+   pool, their PodGroup ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
 5. while victims of an earlier preemption are still on their nodes, the group preempts nothing new
    (it waits for them).
 
@@ -54,8 +54,8 @@ from kbatch.controllers.scheduler.types import PodInfo
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
 
-__all__ = ["Placing", "Unit", "choose_victims", "evict", "may_preempt", "park_pods", "preempt_for_group", "units",
-           "waiting_for_victims"]
+__all__ = ["Placing", "Unit", "choose_victims", "evict", "may_preempt", "park_pods", "preempt_for_group",
+           "units", "waiting_for_victims"]
 
 Placing = Callable[[], "dict[str, str] | None"]  # place the preemptor on the snapshot and take it off again
 
