@@ -8,13 +8,12 @@ the cordoned node and the member never binds."""
 from __future__ import annotations
 
 from kbatch import ControlPlane
-from kbatch.api.core_v1 import Node, Pod
-from kbatch.api.resource_v1 import ResourceClaim
+from kbatch.api.core_v1 import Pod
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import PodGroup
 from kbatch.apiserver.admission import AdmissionRequest
-from tests.dra.test_podgroup_release import allocated_node, claim, member, reserved
-from tests.dra.test_preemption import cluster, shared_claim
+from tests.dra.test_podgroup_release import allocated_node, claim, left_on_a_cordoned_node, member, reserved
+from tests.dra.test_preemption import cluster
 
 GATES = {"GenericWorkload": True, "DRAWorkloadResourceClaims": True, "CompositePodGroup": True}
 FREED = "deallocation and deletion of ResourceClaims completed"
@@ -41,15 +40,7 @@ def test_a_failed_tree_frees_its_leaves_claims_and_says_so() -> None:
                             for c in req.obj.status.conditions or () if c.status == "False")
 
     cp.server.admission.add_validating(None, hook)
-    shared_claim(cp, "shared")
-    body = claim(cp).to_dict()  # allocated on node-0, reserved for nobody; node-0 is then cordoned
-    body["status"] = {"allocation": {
-        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-0",
-                                 "device": "gpu-0"}]},
-        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-            {"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}
-    cp.client.update_status(ResourceClaim.model_validate(body))
-    cp.client.patch(Node, "node-0", {"spec": {"unschedulable": True}})
+    left_on_a_cordoned_node(cp)
     _tree(cp)
     cp.client.create(member("first"))
     cp.advance(3)

@@ -47,12 +47,19 @@ def _evicted(cp: ControlPlane, names: list[str]) -> list[str]:
     return [n for n in names if (p := pod(cp, n)) is None or p.metadata.deletion_timestamp is not None]
 
 
-def test_a_tree_preempts_what_its_quorum_needs_and_then_binds_whole() -> None:
-    cp = gpu_cluster(4, gates=COMPOSITE)
+def _tree_over_low_pods(nodes: int) -> tuple[ControlPlane, list[str]]:
+    """``nodes`` nodes full of low-priority pods, then a high-priority tree: ``a`` (2 pods) and ``b``
+    (1 pod) under a root needing both."""
+    cp = gpu_cluster(nodes, gates=COMPOSITE)
     cp.apply([priority_class("high", 1000), priority_class("low", 10)])
-    low = _fill(cp, 4)
+    low = _fill(cp, nodes)
     cp.apply([_root("root", 2, "high"), child_group("a", 2, "root"), child_group("b", 1, "root")])
     cp.apply(_pods("a", 2, "high") + _pods("b", 1, "high"))
+    return cp, low
+
+
+def test_a_tree_preempts_what_its_quorum_needs_and_then_binds_whole() -> None:
+    cp, low = _tree_over_low_pods(4)
     assert len(_evicted(cp, low)) == 3  # three nodes' room; the fourth low pod is reprieved
     tree = ["a0", "a1", "b0"]
     assert bound(cp, tree) == []
@@ -66,11 +73,7 @@ def test_a_tree_preempts_what_its_quorum_needs_and_then_binds_whole() -> None:
 
 
 def test_a_tree_that_cannot_fit_even_alone_preempts_nothing() -> None:
-    cp = gpu_cluster(2, gates=COMPOSITE)
-    cp.apply([priority_class("high", 1000), priority_class("low", 10)])
-    low = _fill(cp, 2)
-    cp.apply([_root("root", 2, "high"), child_group("a", 2, "root"), child_group("b", 1, "root")])
-    cp.apply(_pods("a", 2, "high") + _pods("b", 1, "high"))
+    cp, low = _tree_over_low_pods(2)
     assert _evicted(cp, low) == []
     assert not composite_condition(cp, "root")[2].endswith(WAITING)
 
