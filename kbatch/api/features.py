@@ -8,8 +8,11 @@ and hands to whatever decides by a gate (controllers through their context, the 
 scheduler's plugins). It never changes after construction: one run, one set of gates.
 
 Upstream: ``k8s.io/component-base/featuregate/feature_gate.go`` (``Set``/``SetFromMap``: an unknown
-gate is an error; a locked gate may only be set to its locked value) and the per-release gate pages
-of kubernetes/website ``content/en/docs/reference/command-line-tools-reference/feature-gates/``.
+gate is an error; a locked gate may only be set to its locked value; an enabled gate whose
+dependencies are not all enabled is an error, ``unsafeSetFromMap`` at v0.37.0-beta.0, the
+dependencies declared with ``AddDependencies`` as ``pkg/features/kube_features.go``'s
+``defaultKubernetesFeatureGateDependencies``) and the per-release gate pages of kubernetes/website
+``content/en/docs/reference/command-line-tools-reference/feature-gates/``.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class FeatureSpec:
     stage: Stage
     locked: bool = False
     source: str = ""
+    depends_on: tuple[str, ...] = ()  # gates that must be on while this one is (AddDependencies)
 
     def describe(self) -> str:
         """``Name=true|false (STAGE - default=…)`` as ``kube-apiserver --help`` lists gates."""
@@ -92,6 +96,25 @@ class FeatureGates:
                 raise FeatureGateError(f"cannot set feature gate {name} to {str(wanted[name]).lower()}, "
                                        f"feature is locked to {str(known.default).lower()}")
             self._enabled[name] = wanted[name]
+        self._check_dependencies()
+
+    def _check_dependencies(self) -> None:
+        """Upstream's check after a successful set: every enabled gate's dependencies are enabled
+        ("X is enabled, but depends on features that are disabled: [Y]"; several such errors are
+        listed as ``utilerrors.NewAggregate`` prints them, in gate order here for determinism)."""
+        errors = []
+        for name, spec in sorted(self._specs.items()):
+            for dep in spec.depends_on:
+                if dep not in self._specs:
+                    raise FeatureGateError(f"cannot add dependency from {name} to unknown feature {dep}")
+            off = sorted(dep for dep in spec.depends_on if not self._enabled[dep])
+            if self._enabled[name] and off:
+                errors.append(f"{name} is enabled, but depends on features that are disabled: "
+                              f"[{' '.join(off)}]")
+        if len(errors) == 1:
+            raise FeatureGateError(errors[0])
+        if errors:
+            raise FeatureGateError(f"[{', '.join(errors)}]")
 
     def enabled(self, name: str) -> bool:
         """Whether gate ``name`` is on; asking for a gate nobody declared is a programming error."""

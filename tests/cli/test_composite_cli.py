@@ -6,6 +6,9 @@ composite of two PodGroups that fits binds whole, one that does not binds nothin
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from cli.processes import kbatch_ok, kbatch_process
@@ -83,3 +86,30 @@ def test_without_the_gate_the_kind_is_not_served(tmp_path: Path) -> None:
     out = kbatch_process(state, "--feature-gates", "GenericWorkload=true", "apply", "-f", str(manifest))
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert 'no matches for kind "CompositePodGroup" in version "scheduling.k8s.io/v1alpha3"' in out.stderr
+
+
+DEPENDENCY = ("error: --feature-gates: CompositePodGroup is enabled, but depends on features that are "
+              "disabled: [GenericWorkload]")
+
+
+def _refused(out: subprocess.CompletedProcess[str]) -> None:
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.strip().splitlines() == [DEPENDENCY], out.stderr
+
+
+def test_the_gate_without_generic_workload_is_refused_on_every_path(tmp_path: Path) -> None:
+    """component-base's dependency check (docs/gang.md "Feature gates"): the global flag, the
+    environment variable and ``kbatch serve`` refuse it alike, before touching the state; a state
+    that runs with both gates keeps running when a later command gives the incomplete set."""
+    state = tmp_path / "state"
+    _refused(kbatch_process(state, "--feature-gates", "CompositePodGroup=true", "get", "pods"))
+    assert not state.exists() or not any(state.iterdir())
+    env = {**os.environ, "KBATCH_FEATURE_GATES": "CompositePodGroup=true"}
+    _refused(subprocess.run([sys.executable, "-m", "kbatch", "--state", str(state), "get", "pods"],
+                            capture_output=True, text=True, timeout=60, env=env))
+    _refused(subprocess.run([sys.executable, "-m", "kbatch", "serve", "--port", "0",
+                             "--feature-gates", "GenericWorkload=false,CompositePodGroup=true"],
+                            capture_output=True, text=True, timeout=60, env=dict(os.environ)))
+    kbatch_ok(state, *GATES, "nodes", "add", "--count", "1", "--gpu", "8")
+    _refused(kbatch_process(state, "--feature-gates", "CompositePodGroup=true", "get", "nodes"))
+    assert "node-0" in kbatch_ok(state, *GATES, "get", "nodes")

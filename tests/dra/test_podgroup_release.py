@@ -194,6 +194,19 @@ def test_a_failed_gang_holds_no_allocation_unless_a_member_is_bound(
         assert bound, "the claim is allocated but no member of the group is bound"
 
 
+def left_on_a_cordoned_node(cp: ControlPlane) -> None:
+    """Claim "shared" allocated on node-0 and reserved for nobody; node-0 then cordoned."""
+    shared_claim(cp, "shared")
+    body = claim(cp).to_dict()
+    body["status"] = {"allocation": {
+        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-0",
+                                 "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}
+    cp.client.update_status(ResourceClaim.model_validate(body))
+    cordon(cp, "node-0")
+
+
 def test_the_group_postfilter_reports_the_claims_it_freed() -> None:
     """Upstream ``PodGroupPostFilter`` (kubernetes/kubernetes#140535) answers ``Unschedulable``
     "deallocation and deletion of ResourceClaims completed" once it freed claims; the reason joins
@@ -212,15 +225,7 @@ def test_the_group_postfilter_reports_the_claims_it_freed() -> None:
             messages.extend(c.message or "" for c in req.obj.status.conditions or () if c.status == "False")
 
     cp.server.admission.add_validating(None, hook)
-    shared_claim(cp, "shared")
-    body = claim(cp).to_dict()
-    body["status"] = {"allocation": {
-        "devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-0",
-                                 "device": "gpu-0"}]},
-        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
-            {"key": "metadata.name", "operator": "In", "values": ["node-0"]}]}]}}}
-    cp.client.update_status(ResourceClaim.model_validate(body))
-    cordon(cp, "node-0")
+    left_on_a_cordoned_node(cp)
     cp.client.create(pod_group(min_count=1, claims=[{"name": "gpu", "resourceClaimName": "shared"}]))
     cp.client.create(member("first"))
     cp.advance(3)

@@ -25,8 +25,12 @@ under its root composite:
    ``CompositePodGroupInitiallyScheduled`` (True/``Scheduled``, False/``Unschedulable`` or
    ``SchedulerError``; never back from True).
 
-Not modelled for trees (docs/gang.md): workload-aware preemption and the PodGroup PostFilter
-plugins (a tree that does not fit waits), topology constraints on composites.
+When the root is Unschedulable, the PodGroup PostFilter plugins free what each leaf holds
+(DynamicResources deallocates its claims; their reasons join every group's message, as upstream's
+``applyPodGroupPostFilterResult`` appends the PostFilter status to each), then the tree may preempt
+(:mod:`.composite_preemption`).
+
+Not modelled for trees (docs/gang.md): topology constraints on composites.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from kbatch.api.scheduling_v1alpha3 import (
     CompositePodGroup,
 )
 from kbatch.controllers.scheduler.composite_tree import InvalidTree, TreeNode, build_tree, leaves, root_of
-from kbatch.controllers.scheduler.framework import Code
+from kbatch.controllers.scheduler.framework import Code, PodGroupPostFilterPlugin
 from kbatch.controllers.scheduler.group_cycle import (
     POD_GROUP_UNSCHEDULABLE,
     GroupResult,
@@ -109,6 +113,12 @@ class CompositeCycle:
             outcome.code, outcome.message = Code.UNSCHEDULABLE, POD_GROUP_UNSCHEDULABLE
             self._revert(tree)
         self._propagate(tree, None)
+        if outcome.code == Code.UNSCHEDULABLE:
+            self._post_filter(tree)
+            from kbatch.controllers.scheduler.composite_preemption import preempt_for_tree
+
+            if preempt_for_tree(self, tree, self.now):
+                return
         self._submit(tree)
 
     def _pop(self, tree: TreeNode) -> None:
@@ -198,6 +208,40 @@ class CompositeCycle:
                 result.code, result.message = failed.code, failed.message
         elif failed is not None and result.code == Code.SUCCESS:
             result.code, result.message, result.reasons = failed.code, failed.message, ()
+
+    def trial(self, tree: TreeNode) -> dict[str, str] | None:
+        """The tree placed as steps 3-4 place it and taken off again, nothing written: where each
+        pod went (pod key -> node), or None when the root does not succeed with a pod placed (the
+        placing workload-aware preemption tests, upstream's ``pgSchedulingFunc``)."""
+        saved = self.leaf_results, self.outcomes
+        self.leaf_results, self.outcomes = {}, {}
+        try:
+            outcome = self._place(tree)
+            placed = {p.pod.key: p.node for r in self.leaf_results.values() if not r.reverted
+                      for p in r.placed}
+            self._revert(tree)
+            return placed if outcome.code == Code.SUCCESS and outcome.any_scheduled else None
+        finally:
+            self.leaf_results, self.outcomes = saved
+
+    def _post_filter(self, tree: TreeNode) -> None:
+        """The PodGroup PostFilter for the failed tree: each leaf PodGroup's claims are freed
+        (KEP-5729 "Deallocate", as a standalone group's); the reasons join every group's message."""
+        reasons: tuple[str, ...] = ()
+        plugins = [p for p in self.cycle.scheduler.profiles[self.first.scheduler_name].plugins.values()
+                   if isinstance(p, PodGroupPostFilterPlugin)]
+        for leaf in leaves(tree):
+            for plugin in plugins:
+                status = plugin.post_filter_pod_group(leaf.key, leaf.group)
+                if status is not None and status.reasons:
+                    reasons = (*reasons, *(r for r in status.reasons if r not in reasons))
+        if not reasons:
+            return
+        for result in self.leaf_results.values():
+            result.reasons = (*result.reasons, *reasons)
+            result.message = f"{result.message}, {', '.join(reasons)}"
+        for outcome in self.outcomes.values():
+            outcome.message = f"{outcome.message}, {', '.join(reasons)}"
 
     # -- step 5 ------------------------------------------------------------------------------------
     def _submit(self, tree: TreeNode) -> None:

@@ -26,7 +26,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import PodGroup
 
-__all__ = ["MAX_DEPTH", "InvalidTree", "TreeNode", "build_tree", "leaves", "ready", "root_of",
+__all__ = ["MAX_DEPTH", "InvalidTree", "TreeNode", "build_tree", "composites", "leaves", "ready", "root_of",
            "tree_of_group"]
 
 MAX_DEPTH = 4  # scheduling/v1alpha3 WorkloadMaxTreeDepth: levels, the root composite and the leaves included

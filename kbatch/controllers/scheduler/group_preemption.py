@@ -5,16 +5,19 @@ The preemptor is the group (its queued pods, all at the PodGroup's priority); th
 cluster. In numbered steps:
 
 1. candidate victims are the placed pods of lower priority that are not already terminating, in
-   preemption **units**: a pod whose scheduling.k8s.io PodGroup has ``disruptionMode: all`` goes
-   with every placed pod of its group; any other pod alone;
+   preemption **units**: a pod whose scheduling.k8s.io PodGroup, or a composite above it (gate
+   ``CompositePodGroup``), has ``disruptionMode: all`` goes with every placed pod under the highest
+   such group (upstream ``getHighestAllAncestor``, ``getCrossNodesVictims`` in
+   ``framework/preemption/types.go``); any other pod alone;
 2. with every candidate removed from the snapshot, the group must place (the workload cycle's
    algorithm, PlacementFeasible included, no Reserve, no effects); otherwise preemption cannot help;
-3. the units are given back most important first (higher priority, then groups before pods, then
-   name), each kept back only if the group still places without it (the reprieve);
+3. the units are given back most important first (higher priority, then composites before
+   PodGroups before pods, then name), each kept back only if the group still places without it
+   (the reprieve);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
-   is deleted; each victim PodGroup gets the same condition; the group's pods are nominated to the
-   nodes of the last successful placement and wait in the unschedulable pool, their PodGroup
-   ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
+   is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
+   pods are nominated to the nodes of the last successful placement and wait in the unschedulable
+   pool, their PodGroup ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
 5. while victims of an earlier preemption are still on their nodes, the group preempts nothing new
    (it waits for them).
 
@@ -22,16 +25,21 @@ A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit wi
 candidate domains (:mod:`.group_placements`), the first, in label-value order, where it does. A
 PodGroup with ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
 
-Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, the scoring of the domains
-where the group would fit after preemption.
+A CompositePodGroup tree is a preemptor too (:mod:`.composite_cycle`): steps 1-5 with its root's
+priority and the whole tree placed in step 2 (:func:`choose_victims` with the tree's placing).
+
+Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, a group's size and start time
+in the importance order, the scoring of the domains where the group would fit after preemption.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound
+from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
 from kbatch.controllers.scheduler.framework import Code
 from kbatch.controllers.scheduler.group_placements import generate_placements
@@ -46,70 +54,122 @@ from kbatch.controllers.scheduler.types import PodInfo
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
 
-__all__ = ["Unit", "preempt_for_group", "simulate"]
+__all__ = ["Placing", "Unit", "choose_victims", "evict", "may_preempt", "park_pods", "preempt_for_group",
+           "units", "waiting_for_victims"]
+
+Placing = Callable[[], "dict[str, str] | None"]  # place the preemptor on the snapshot and take it off again
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """A set of victims that go together: one pod, or the placed pods of a ``disruptionMode: all``
-    PodGroup (``group`` is then its key)."""
+    """A set of victims that go together: one pod, or the placed pods under a ``disruptionMode: all``
+    PodGroup or CompositePodGroup (``group`` is then its key, ``composite`` whether it is a composite)."""
 
     pods: tuple[tuple[PodInfo, str], ...]  # (pod, node)
     priority: int
     group: str = ""
+    composite: bool = False
 
     def sort_key(self) -> tuple[int, int, str]:
-        return (-self.priority, 0 if self.group else 1, self.group or self.pods[0][0].key)
+        """Most important first: priority, then composites, PodGroups, pods (the importance order of
+        kubernetes/website ``workload-aware-preemption.md``), then the key."""
+        rank = 0 if self.composite else 1 if self.group else 2
+        return (-self.priority, rank, self.group or self.pods[0][0].key)
 
 
-def _units(cycle: GroupCycle, priority: int) -> list[Unit]:
-    """Step 1."""
+def _whole(cycle: GroupCycle, group_key: str) -> tuple[str, bool] | None:
+    """The highest group at or above PodGroup ``group_key`` with ``disruptionMode: all`` (its key,
+    whether a composite), or None: upstream ``getHighestAllAncestor``."""
+    pg = cycle.pod_group(group_key)
+    if pg is None:
+        return None
+    top = (group_key, False) if pg.disrupted_as_a_whole() else None
+    namespace = group_key.partition("/")[0]
+    parent, seen = (pg.spec.parent_composite_pod_group_name if cycle.composite else None), set()
+    while parent and parent not in seen:
+        seen.add(parent)
+        try:
+            cpg = cycle.scheduler.ctx.cache.get(CompositePodGroup, parent, namespace)
+        except NotFound:
+            break
+        mode = cpg.spec.disruption_mode
+        if mode is not None and mode.all is not None:
+            top = (f"{namespace}/{parent}", True)
+        parent = cpg.spec.parent_composite_pod_group_name
+    return top
+
+
+def units(cycle: GroupCycle, priority: int) -> list[Unit]:
+    """Step 1: the candidate victims below ``priority``, most important first."""
     snapshot, index = cycle.scheduler.snapshot, cycle.index
     singles: list[Unit] = []
-    groups: dict[str, list[tuple[PodInfo, str]]] = {}
+    groups: dict[tuple[str, bool], list[tuple[PodInfo, str]]] = {}
+    wholes: dict[str, tuple[str, bool] | None] = {}
     for node in snapshot:
         for key, pod in sorted(node.pods.items()):
             if pod.priority >= priority or pod.terminating:
                 continue
             group = index.group_of(key)
-            pg = cycle.pod_group(group) if group else None
-            if pg is not None and pg.disrupted_as_a_whole():
-                groups.setdefault(group, []).append((pod, node.name))
+            if group and group not in wholes:
+                wholes[group] = _whole(cycle, group)
+            whole = wholes.get(group) if group else None
+            if whole is not None:
+                groups.setdefault(whole, []).append((pod, node.name))
             else:
                 singles.append(Unit(((pod, node.name),), pod.priority))
-    whole = [Unit(tuple(members), min(p.priority for p, _ in members), key)
-             for key, members in sorted(groups.items())]
-    return sorted([*whole, *singles], key=Unit.sort_key)
+    whole_units = [Unit(tuple(members), min(p.priority for p, _ in members), key, composite)
+                   for (key, composite), members in sorted(groups.items())]
+    return sorted([*whole_units, *singles], key=Unit.sort_key)
 
 
-def simulate(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], removed: list[Unit]
-             ) -> dict[str, str] | None:
-    """Steps 2-3's test: with ``removed`` out of the snapshot, where the group's pods would go (pod
-    key -> node), or None when the group does not place. The snapshot is left as it was."""
-    s = cycle.scheduler
-    snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
+def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str, str] | None:
+    """Steps 2-3's test: with ``removed`` out of the snapshot, where the preemptor's pods would go
+    (pod key -> node), or None when it does not place. The snapshot is left as it was."""
+    snapshot = cycle.scheduler.snapshot
     for unit in removed:
         for pod, _ in unit.pods:
             snapshot.remove_pod(pod.key)
     try:
-        key = cycle.topology_key(group.pod_group)
-        if not key:
-            return _simulate_placing(cycle, group, pods)
-        placements = generate_placements(snapshot, key, (
-            (p.key, snapshot.node_of(p.key) or "") for p in cycle.scheduled_members(group.key)))
-        for placement in placements if not isinstance(placements, str) else ():
-            algorithm.placement = placement.nodes
-            try:
-                placed = _simulate_placing(cycle, group, pods)
-            finally:
-                algorithm.placement = None
-            if placed is not None:
-                return placed
-        return None
+        return place()
     finally:
         for unit in removed:
             for pod, node in unit.pods:
                 snapshot.add_pod(pod, node)
+
+
+def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing
+                   ) -> tuple[list[Unit], dict[str, str]] | None:
+    """Steps 2-3: the victims and where the preemptor's pods go once they are gone, or None when
+    removing every candidate does not let it place."""
+    if not candidates or _without(cycle, candidates, place) is None:
+        return None
+    victims = list(candidates)
+    for unit in candidates:  # most important first
+        trial = [u for u in victims if u is not unit]
+        if _without(cycle, trial, place) is not None:
+            victims = trial
+    return victims, _without(cycle, victims, place) or {}
+
+
+def _place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
+    """A standalone group's placing for step 2, within one domain of its topology constraint if it
+    has one (the first, in label-value order, where it fits)."""
+    s = cycle.scheduler
+    snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
+    key = cycle.topology_key(group.pod_group)
+    if not key:
+        return _simulate_placing(cycle, group, pods)
+    placements = generate_placements(snapshot, key, (
+        (p.key, snapshot.node_of(p.key) or "") for p in cycle.scheduled_members(group.key)))
+    for placement in placements if not isinstance(placements, str) else ():
+        algorithm.placement = placement.nodes
+        try:
+            placed = _simulate_placing(cycle, group, pods)
+        finally:
+            algorithm.placement = None
+        if placed is not None:
+            return placed
+    return None
 
 
 def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
@@ -145,72 +205,74 @@ def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], 
                       now: float) -> bool:
     """Steps 1-5; True when the pods now wait for victims (they were parked here), False when
     preemption cannot help (the caller submits the failure as it is)."""
-    if not _may_preempt(cycle, group, pods):
+    if not may_preempt(cycle, group.pod_group, pods):
         return False
-    waiting = cycle.preempting.get(group.key)
-    if waiting and any(cycle.scheduler.snapshot.node_of(key) is not None for key in waiting):
-        _park(cycle, group, pods, result, now, {})  # step 5
+    message = f"{result.message}, waiting for preemption to complete"
+    if waiting_for_victims(cycle, group.key):
+        park_pods(cycle, pods, message, now, {})  # step 5
+        cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
         return True
-    priority = group.pod_group.spec.priority or 0
-    units = _units(cycle, priority)
-    if not units or simulate(cycle, group, pods, units) is None:
+    chosen = choose_victims(cycle, units(cycle, group.pod_group.spec.priority or 0),
+                            lambda: _place_group(cycle, group, pods))
+    if chosen is None:
         cycle.preempting.pop(group.key, None)
         return False
-    victims = list(units)
-    for unit in units:  # step 3: most important first
-        trial = [u for u in victims if u is not unit]
-        if simulate(cycle, group, pods, trial) is not None:
-            victims = trial
-    placement = simulate(cycle, group, pods, victims) or {}
-    _evict(cycle, group, victims, placement)
-    cycle.preempting[group.key] = {pod.key for unit in victims for pod, _ in unit.pods}
-    _park(cycle, group, pods, result, now, placement)
+    victims, placement = chosen
+    evict(cycle, group.key, victims)
+    park_pods(cycle, pods, message, now, placement)
+    cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
     return True
 
 
-def _may_preempt(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> bool:
-    """Eligibility: with ``PodGroupPreemptionPolicy`` the PodGroup's ``preemptionPolicy`` decides
+def waiting_for_victims(cycle: GroupCycle, key: str) -> bool:
+    """Step 5: victims of the preemptor's earlier preemption are still on their nodes."""
+    waiting = cycle.preempting.get(key)
+    return bool(waiting) and any(cycle.scheduler.snapshot.node_of(k) is not None for k in waiting or ())
+
+
+def may_preempt(cycle: GroupCycle, group: PodGroup | CompositePodGroup, pods: list[PodInfo]) -> bool:
+    """Eligibility: with ``PodGroupPreemptionPolicy`` the (root) group's ``preemptionPolicy`` decides
     (``Never``: the group waits, upstream ``PodGroupPostFilter``; validation made its pods agree);
     without it, a pod with ``preemptionPolicy: Never`` keeps its group from preempting."""
     if cycle.policy_gate:
-        return bool(group.pod_group.preempts())
+        return group.spec.preemption_policy != "Never"
     return not any(p.preemption_policy == "Never" for p in pods)
 
 
-def _evict(cycle: GroupCycle, group: GroupInfo, victims: list[Unit], placement: dict[str, str]) -> None:
-    """Step 4's effects on the victims."""
+def evict(cycle: GroupCycle, preemptor: str, victims: list[Unit]) -> None:
+    """Step 4's effects on the victims; ``preemptor`` (a group key) then waits for them."""
     s = cycle.scheduler
-    message = f"{group.key}: preempting to accommodate a higher priority pod group"
+    message = f"{preemptor}: preempting to accommodate a higher priority pod group"
     for unit in victims:
         if unit.group:
-            _mark_group(cycle, unit.group, message)
+            _mark_group(cycle, CompositePodGroup if unit.composite else PodGroup, unit.group, message)
         for pod, node in unit.pods:
-            s.evict_for_preemption(pod, f"pod group {group.key}", node, message)
+            s.evict_for_preemption(pod, f"pod group {preemptor}", node, message)
+    cycle.preempting[preemptor] = {pod.key for unit in victims for pod, _ in unit.pods}
 
 
-def _mark_group(cycle: GroupCycle, key: str, message: str) -> None:
-    """A victim PodGroup: ``DisruptionTarget=True``/``PreemptionByScheduler``."""
+def _mark_group(cycle: GroupCycle, kind: type[PodGroup] | type[CompositePodGroup], key: str,
+                message: str) -> None:
+    """A victim group: ``DisruptionTarget=True``/``PreemptionByScheduler``."""
     from kbatch.controllers.scheduler.group_cycle import set_condition
 
-    pg = cycle.pod_group(key)
-    if pg is None:
-        return
     s = cycle.scheduler
-    conditions = [c.to_dict() for c in (pg.status.conditions if pg.status else None) or ()]
+    namespace, _, name = key.partition("/")
+    try:
+        group = s.ctx.cache.get(kind, name, namespace)
+    except NotFound:
+        return
+    conditions = [c.to_dict() for c in (group.status.conditions if group.status else None) or ()]
     if set_condition(conditions, DISRUPTION_TARGET, "True", "PreemptionByScheduler", message,
-                     pg.metadata.generation, s.ctx.clock.now_datetime()):
+                     group.metadata.generation, s.ctx.clock.now_datetime()):
         try:
-            s.ctx.client.patch_status(PodGroup, pg.metadata.name or "",
-                                      {"status": {"conditions": conditions}}, pg.metadata.namespace)
+            s.ctx.client.patch_status(kind, name, {"status": {"conditions": conditions}}, namespace)
         except NotFound:
             return
 
 
-def _park(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], result: GroupResult, now: float,
-          placement: dict[str, Any]) -> None:
-    """The group's pods wait, nominated where the victims make room."""
-    s = cycle.scheduler
-    message = f"{result.message}, waiting for preemption to complete"
+def park_pods(cycle: GroupCycle, pods: list[PodInfo], message: str, now: float,
+              placement: dict[str, Any]) -> None:
+    """The preemptor's pods wait, nominated where the victims make room."""
     for pod in pods:
-        s.reject_pod(pod, message, now, nominate=placement.get(pod.key, pod.nominated_node))
-    cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
+        cycle.scheduler.reject_pod(pod, message, now, nominate=placement.get(pod.key, pod.nominated_node))

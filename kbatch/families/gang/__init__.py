@@ -101,6 +101,10 @@ GANG = Family(
                     source=_GATES + "TopologyAwareWorkloadScheduling.md"),
         FeatureSpec(PODGROUP_PREEMPTION_POLICY, False, Stage.ALPHA,
                     source=_GATES + "PodGroupPreemptionPolicy.md"),
-        FeatureSpec(COMPOSITE_POD_GROUP, False, Stage.ALPHA, source=_GATES + "CompositePodGroup.md"),
+        # KEP-6012: composites are scheduling.k8s.io objects scheduled by the workload cycle, so the
+        # gate needs GenericWorkload, as 1.35's GangScheduling did ({GenericWorkload} in
+        # kube_features.go's defaultKubernetesFeatureGateDependencies); docs/gang.md "Feature gates"
+        FeatureSpec(COMPOSITE_POD_GROUP, False, Stage.ALPHA, source=_GATES + "CompositePodGroup.md",
+                    depends_on=(GENERIC_WORKLOAD,)),
     ),
 )

@@ -105,7 +105,10 @@ _ALPHA = sorted(s.name for s in _COMPOSED.feature_specs if s.stage == "ALPHA" an
 def test_the_gates_a_server_publishes_are_the_alpha_gates_the_http_target_declares(on: set[str]) -> None:
     """``kbatch serve``'s ``kubernetes_feature_enabled`` series, read back by the HTTP target's parser,
     name exactly the alpha gates turned on; each becomes a ``feature-gate:<Name>`` capability."""
-    gates = _COMPOSED.feature_gates(dict.fromkeys(on, True))
+    wanted = dict.fromkeys(on, True)
+    if "CompositePodGroup" in on:  # its dependency (docs/gang.md "Feature gates"), a beta gate
+        wanted["GenericWorkload"] = True
+    gates = _COMPOSED.feature_gates(wanted)
     text = render_feature_enabled(gates)
     read = sorted(m.group(1) for m in _FEATURE_SERIES.finditer(text)
                   if m.group(2) == "ALPHA" and m.group(3) == "1")
