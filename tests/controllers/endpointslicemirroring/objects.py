@@ -13,11 +13,28 @@ from kbatch.controllers.endpointslicemirroring import CONTROLLER_NAME, MirrorPla
 from kbatch.controllers.endpointslicemirroring.desired import address_type
 from kbatch.controllers.endpointslicemirroring.reconciler import LAST_APPLIED
 
-__all__ = ["HTTP", "HTTPS", "addr", "apply_plan", "check_slices", "make_endpoints", "make_slice", "ports"]
+__all__ = ["HTTP", "HTTPS", "SELECTORLESS", "addr", "apply_plan", "check_slices", "make_endpoints",
+           "make_slice", "ports"]
 
 HTTP = {"name": "http", "port": 80, "protocol": "TCP"}
 HTTPS = {"name": "https", "port": 443, "protocol": "UDP"}
 TRIGGER = "endpoints.kubernetes.io/last-change-trigger-time"
+# a Service without a selector and its Endpoints written by hand, as a user applies them
+SELECTORLESS = """\
+apiVersion: v1
+kind: Service
+metadata: {name: ext}
+spec:
+  ports: [{name: http, port: 80}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: ext, labels: {team: a}}
+subsets:
+- addresses: [{ip: 192.0.2.10}]
+  notReadyAddresses: [{ip: 192.0.2.11}]
+  ports: [{name: http, port: 8080, protocol: TCP}]
+"""
 
 
 def ports(*numbers: int) -> list[dict[str, Any]]:
