@@ -63,14 +63,23 @@ class MasterEndpointReconciler:
             with contextlib.suppress(BadRequest):  # not served: nothing to keep
                 self._models[kind] = server.registry.for_gvk(version, kind).model
         self._keys = [server.kind(model).keys.key("default", "kubernetes") for model in self._models.values()]
+        self._pending = True  # set by the watchers' notify: the loop's rounds cost nothing otherwise
         self._watchers = [self._watch(key, server.store.revision + 1) for key in self._keys]
 
     def _watch(self, key: bytes, start: int) -> Any:
-        return self.server.store.watch(key, start_revision=start)
+        watcher = self.server.store.watch(key, start_revision=start)
+        watcher.set_notify(self._notify)
+        return watcher
+
+    def _notify(self) -> None:
+        self._pending = True
 
     # -- noticing changes ------------------------------------------------------------------------
     def pump(self) -> int:
         """Note the changes to the three keys since the last round; arm the tick for another's."""
+        if not self._pending:
+            return 0
+        self._pending = False
         changed = False
         for i, watcher in enumerate(self._watchers):
             try:
