@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kbatch.api.errors import BadRequest, NotFound, StatusError
 from kbatch.apiserver.master_endpoints import create_with_own_uid, endpoints_repair, slice_repair
@@ -31,13 +32,24 @@ from kbatch.store.kv import pending_batches
 
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
-    from kbatch.runtime.clock import Clock
-    from kbatch.runtime.timers import TimerQueue
 
 __all__ = ["RECONCILE_INTERVAL", "MasterEndpointReconciler", "next_tick"]
 
 RECONCILE_INTERVAL = 10.0  # DefaultEndpointReconcilerInterval (pkg/controlplane/reconcilers)
 _OBJECTS = (("v1", "Service"), ("v1", "Endpoints"), ("discovery.k8s.io/v1", "EndpointSlice"))
+
+
+class Clock(Protocol):
+    """The control plane's clock, as far as this needs it (``kbatch.runtime.clock``)."""
+
+    def now(self) -> float: ...
+
+
+class Timers(Protocol):
+    """The control plane's timer queue, as far as this needs it (``kbatch.runtime.timers``)."""
+
+    def schedule_call(self, deadline: float, fn: Callable[[Any], Any], arg: Any, *,
+                      periodic: bool = False) -> int: ...
 
 
 def next_tick(start: float, now: float, interval: float) -> float:
@@ -51,7 +63,7 @@ class MasterEndpointReconciler:
     """Repairs ``default/kubernetes``'s Service, Endpoints and EndpointSlice at the next 10-second
     tick after someone else changed one of them (module docstring); ``pump()`` is a loop source."""
 
-    def __init__(self, server: APIServer, clock: Clock, timers: TimerQueue,
+    def __init__(self, server: APIServer, clock: Clock, timers: Timers,
                  interval: float = RECONCILE_INTERVAL) -> None:
         self.server, self.clock, self.timers, self.interval = server, clock, timers, interval
         self.start = clock.now()
