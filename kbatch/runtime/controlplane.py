@@ -40,6 +40,7 @@ from kbatch.apiserver.acting_client import ActingClient
 from kbatch.apiserver.client import Client
 from kbatch.apiserver.controller_accounts import ensure_controller_account
 from kbatch.apiserver.identities import component_user, controller_account_name
+from kbatch.apiserver.master_endpoint_reconciler import MasterEndpointReconciler
 from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
 from kbatch.runtime.addons import install_addons, is_new_store
@@ -148,6 +149,10 @@ class ControlPlane:
                              if event_ttl is not None else None)
         if self.event_expiry is not None:
             self.loop.add_source(self.event_expiry.pump)
+        # kube-apiserver's kubernetes-service controller: default/kubernetes's Service, Endpoints and
+        # EndpointSlice put back at the next 10 s tick after someone else changed them
+        self.master_endpoints = MasterEndpointReconciler(self.server, self.clock, self.timers)
+        self.loop.add_source(self.master_endpoints.pump)
         self.cache.set_notify(self.loop.wake)
         self.trace.set_notify(self.loop.wake)  # any write wakes the real-clock loop (GC, trace)
         self.manager.observers.append(self.trace.note_reconcile)
@@ -296,6 +301,7 @@ class ControlPlane:
         self.trace.close()
         if self.event_expiry is not None:
             self.event_expiry.close()
+        self.master_endpoints.close()
 
     def __repr__(self) -> str:
         return (f"ControlPlane(seed={self.seed}, now={self.now().isoformat()}, "

@@ -13,7 +13,7 @@ from kbatch.families import BUILTIN_FAMILIES
 CORE = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
         "taint-eviction-controller", "scheduler", "kubelet", "disruption", "resourcequota", "namespace",
         "ephemeral-volume", "serviceaccount", "root-ca-cert-publisher", "serviceaccount-token",
-        "endpointslice", "endpoint"}
+        "endpointslice", "endpoint", "endpointslicemirroring"}
 # every further family's controllers that are on by default (resourceclaim, ...)
 ALL = CORE | {spec.name for family in BUILTIN_FAMILIES if family.name not in ("core", "batch")
               for spec in family.controllers if spec.enabled_by_default}

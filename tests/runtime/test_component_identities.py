@@ -36,6 +36,7 @@ ACCOUNTS = [
     "disruption-controller",
     "endpoint-controller",
     "endpointslice-controller",
+    "endpointslicemirroring-controller",
     "ephemeral-volume-controller",
     "generic-garbage-collector",
     "job-controller",

@@ -217,13 +217,19 @@ CORE = Family(
                        aliases=("nodeipam",), source="cidrAllocator",
                        user=kcm_account("node-controller")),
         # kube-controller-manager's default controllers (cmd/kube-controller-manager/app/
-        # controller_descriptor.go): the Services' EndpointSlices and (deprecated) Endpoints
+        # controller_descriptor.go): the Services' EndpointSlices and (deprecated) Endpoints, and the
+        # EndpointSlices mirrored from the Endpoints of Services without a selector
         ControllerSpec("endpointslice", "keeps the EndpointSlices of Services with a selector",
                        "kbatch.controllers.endpointslice:setup", aliases=("endpointslice-controller",),
                        source="endpoint-slice-controller", user=kcm_account("endpointslice-controller")),
         ControllerSpec("endpoint", "keeps the (deprecated) Endpoints of Services with a selector",
                        "kbatch.controllers.endpoint:setup", aliases=("endpoints-controller",),
                        source="endpoint-controller", user=kcm_account("endpoint-controller")),
+        ControllerSpec("endpointslicemirroring", "mirrors the Endpoints of Services without a selector "
+                       "into EndpointSlices", "kbatch.controllers.endpointslicemirroring:setup",
+                       aliases=("endpointslice-mirroring-controller",),
+                       source="endpoint-slice-mirroring-controller",
+                       user=kcm_account("endpointslicemirroring-controller")),
     ),
     scheduler_plugins=(
         _plugin("SchedulingGates", "scheduling_gates"),
