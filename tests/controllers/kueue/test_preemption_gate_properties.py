@@ -55,13 +55,17 @@ def _open(w: World, name: str) -> None:
     w.cp.client.update_status(wl.model_copy(update={"status": status}))
 
 
-def _run(w: World, items: list[tuple[int, int, bool]], open_at_creation: bool = False) -> None:
+def _ran(strategy: str, gates: str | None, items: list[tuple[int, int, bool]],
+         open_at_creation: bool = False) -> World:
+    """A world with ``items`` created one after another, settling after each."""
+    w = _world(strategy, gates)
     for i, (cpu, priority, gated) in enumerate(items):
         w.apply(_doc(i, cpu, priority, gated))
         if gated and open_at_creation:
             w.cp.run_until_idle()  # the workload controller gives the gate its Closed state
             _open(w, f"w{i}")
         w.settle(rounds=2)
+    return w
 
 
 def _outcome(w: World) -> tuple[list[str], list[str]]:
@@ -81,8 +85,7 @@ def _gated_uids(w: World, items: list[tuple[int, int, bool]]) -> set[str]:
 @given(SCENARIO)
 def test_a_closed_gate_never_causes_an_eviction(scenario) -> None:
     items, strategy = scenario
-    w = _world(strategy, ON)
-    _run(w, items)
+    w = _ran(strategy, ON, items)
     gated = _gated_uids(w, items)
     assert len(gated) == sum(1 for *_, g in items if g)  # nobody opened them
     for wl in w.cp.client.list(type(w.wl("w0"))).items:
@@ -99,10 +102,8 @@ def test_a_closed_gate_never_causes_an_eviction(scenario) -> None:
 @given(SCENARIO)
 def test_a_gate_opened_at_creation_is_no_gate(scenario) -> None:
     items, strategy = scenario
-    off = _world(strategy, None)
-    _run(off, items)
-    on = _world(strategy, ON)
-    _run(on, items, open_at_creation=True)
+    off = _ran(strategy, None, items)
+    on = _ran(strategy, ON, items, open_at_creation=True)
     assert _outcome(on) == _outcome(off)
     assert not any(G.blocked_condition(on.wl(f"w{i}").status) for i in range(len(items)))
 
@@ -116,8 +117,7 @@ def test_opening_the_gates_lets_the_same_inputs_proceed(scenario) -> None:
     (``closeAllPreemptionGates``), so only an evicted workload has a closed gate afterwards.
     BestEffortFIFO: under StrictFIFO a head that cannot be admitted holds the others back."""
     items, _ = scenario
-    w = _world("BestEffortFIFO", ON)
-    _run(w, items)
+    w = _ran("BestEffortFIFO", ON, items)
     for i, (_, _, gated) in enumerate(items):
         if gated:
             _open(w, f"w{i}")
@@ -142,7 +142,5 @@ def test_same_inputs_give_the_same_trace(scenario) -> None:
     items, strategy = scenario
     digests = []
     for _ in range(2):
-        w = _world(strategy, ON)
-        _run(w, items)
-        digests.append(w.cp.trace.digest())
+        digests.append(_ran(strategy, ON, items).cp.trace.digest())
     assert digests[0] == digests[1]
