@@ -89,6 +89,7 @@ class Cond:
     PODS_READY = "PodsReady"
     DEACTIVATION_TARGET = "DeactivationTarget"
     ACTIVE = "Active"
+    BLOCKED_ON_PREEMPTION_GATES = "BlockedOnPreemptionGates"
 
 
 class Reason:
@@ -107,6 +108,7 @@ class Reason:
     SUSPENDED = "Suspended"
     PENDING_EVALUATION = "PendingEvaluation"
     WAITING_FOR_PODS_READY = "WaitingForPodsReady"
+    ADMISSION_GATED = "AdmissionGated"  # also a preemption-gated entry's (``processEntry``)
     QUOTA_RESERVED = "QuotaReserved"
     # Admitted
     ADMITTED = "Admitted"

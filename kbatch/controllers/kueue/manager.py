@@ -156,6 +156,7 @@ class KueueManager:
             preserve_scan_progress=s.on("FlavorFungibilityPreserveScanProgress"),
             block_admission=bool(wait and wait.block_admission),
             fair_sharing=cfg.fair_sharing,
+            preemption_gates=s.on("ConcurrentAdmission") or s.on("MultiKueueOrchestratedPreemption"),
         )
         self.requeue_period = 10.0 if s.on("SchedulerLongRequeueInterval") else 1.0
         self.recorder = ctx.recorder

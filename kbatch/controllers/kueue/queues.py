@@ -44,6 +44,7 @@ from kbatch.controllers.kueue.admissionfairsharing.queue_order import fair_head
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.dra import DraOutcome
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
+from kbatch.controllers.kueue.preemption_gates import has_closed_gate
 from kbatch.controllers.kueue.scheduling.assignment import LastState
 from kbatch.controllers.kueue.scheduling.cycle import Head, RequeueReason
 
@@ -351,15 +352,18 @@ def _lq_key(info: WorkloadInfo) -> str:
 
 
 def _may_have_become_admissible(old: WorkloadInfo, new: WorkloadInfo) -> bool:
-    """``PushOrUpdate``'s test: the spec, priority boost, reclaimable pods or the Evicted/Requeued
-    conditions changed, or the DRA requests (``draRequestsChanged``: the totals; with
-    ``KueueDRAIntegration`` off they differ only with the spec, which kbatch compares adjusted)."""
+    """``PushOrUpdate``'s test: the spec, priority boost, reclaimable pods, whether a preemption gate
+    is closed (``HasClosedPreemptionGate``) or the Evicted/Requeued conditions changed, or the DRA
+    requests (``draRequestsChanged``: the totals; with ``KueueDRAIntegration`` off they differ only
+    with the spec, which kbatch compares adjusted)."""
     o, n = old.obj, new.obj
     if o.spec != n.spec or old.priority != new.priority:
         return True
     if [p.requests for p in old.pod_sets] != [p.requests for p in new.pod_sets]:
         return True
     if (o.status.reclaimable_pods if o.status else None) != (n.status.reclaimable_pods if n.status else None):
+        return True
+    if has_closed_gate(o) != has_closed_gate(n):  # a preemption gate opened (or closed)
         return True
     return any(condition(o, c) != condition(n, c) for c in (Cond.EVICTED, Cond.REQUEUED))
 

@@ -14,9 +14,11 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` (v0.19.2) ``admit
 * a workload slice replacing another, once admitted, finishes the old one (``Finished`` reason
   ``WorkloadSliceReplaced``, "Replaced to accommodate a workload (UID: …, JobUID: …) due to workload
   slice aggregation", the same as an event on it: ``replaceWorkloadSlice``);
-* every other head is requeued, and (not nominated or skipped) gets ``QuotaReserved=False`` with the
-  reason (``Pending``; the granular one with ``UnadmittedWorkloadsObservability``) and the message, its
-  ``resourceRequests``, and a Warning event of that reason.
+* every other head is requeued, and (not nominated, skipped or preemption-gated) gets
+  ``QuotaReserved=False`` with the reason (``Pending``; the granular one with
+  ``UnadmittedWorkloadsObservability``) and the message, its ``resourceRequests``, and a Warning
+  event of that reason; a preemption-gated one also ``BlockedOnPreemptionGates=True``
+  (``PreemptionGated``, "Workload requires preemption, but it's gated").
 
 Virtual time: upstream runs cycles back to back in a goroutine while its heaps hold heads, sleeping
 1-10 ms after a cycle that admitted nothing. kbatch runs a cycle whenever the queues changed or a
@@ -34,6 +36,7 @@ from typing import Any
 from kbatch.api.errors import Conflict, NotFound, StatusError
 from kbatch.api.kueue_v1beta2 import Admission, Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
+from kbatch.controllers.kueue import preemption_gates as gates
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
 from kbatch.controllers.kueue.manager import KueueManager
@@ -426,7 +429,7 @@ class Scheduler:
             e.requeue_reason = RequeueReason.FAILED_AFTER_NOMINATION
         current = _current(mgr, e.info)
         mgr.queues.requeue_workload(current, e.info, e.last, e.requeue_reason, e.quota_reserved_reason)
-        if e.status not in ("", "skipped", "waiting") or current is None or e.skip_status_update:
+        if e.status not in ("", "skipped", "gated", "waiting") or current is None or e.skip_status_update:
             return
         if e.status == "waiting":
             reason = Reason.WAITING_FOR_PODS_READY if mgr.observability else Reason.WAITING
@@ -445,6 +448,8 @@ class Scheduler:
 
                 status.resource_requests = [PodSetRequest.model_validate(r) for r in requests]
                 changed = True
+            if e.status == "gated":  # as upstream, the condition's change alone decides the write
+                changed = gates.set_blocked(status, e.inadmissible_msg, obj.metadata.generation, now)
             return changed
 
         if e.status == "waiting":  # waitForPodsReadyIfNeeded's patch; no event, as upstream

@@ -17,7 +17,7 @@ from kbatch.controllers.kueue.model.clusterqueue import admission_check_rules, a
 
 __all__ = ["ADMISSION_GATED", "checks_for", "gate_reported", "granular_unadmitted"]
 
-ADMISSION_GATED = "AdmissionGated"
+ADMISSION_GATED = Reason.ADMISSION_GATED
 
 # QuotaReserved=False reasons the scheduler sets and the controller keeps until the next cycle
 # (``schedulerSetReasons``; Suspended and Misconfigured are re-evaluated instead)

@@ -4,7 +4,8 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
 (v0.19.2), in its order:
 
 1. an orphan (no owner; deleting, or — ``FinishOrphanedWorkloads`` — carrying a job UID) is finished
-   (``OwnerNotFound``) and its finalizer removed;
+   (``OwnerNotFound``) and its finalizer removed; with ``MultiKueueOrchestratedPreemption``,
+   ``status.preemptionGates`` follows ``spec.preemptionGates`` (``syncPreemptionGateStates``);
 2. a finished workload is deleted once ``objectRetentionPolicies.workloads.afterFinished`` passed;
    an admission check in Retry with ``requeueAfterSeconds`` moves ``requeueAt`` to its retry time
    (``NeedsRequeueAtUpdate``);
@@ -36,6 +37,7 @@ from typing import Any
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, ClusterQueue, LocalQueue, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER, Cond, Reason
+from kbatch.controllers.kueue import preemption_gates as gates
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.dra_requests import DraRetry
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
@@ -95,6 +97,8 @@ class WorkloadReconciler:
             wl = self.mgr.get(Workload, request.name, request.namespace)
             if wl is None:
                 return None
+        if self.mgr.settings.on("MultiKueueOrchestratedPreemption"):
+            wl = self._sync_preemption_gates(wl)
         finished = W.find(wl.status, Cond.FINISHED)
         if finished is not None and finished.status == "True":
             return self._retention(wl, finished)
@@ -108,6 +112,13 @@ class WorkloadReconciler:
         if self._reconcile_dra(wl):
             return None
         return self._reconcile_queues(wl)
+
+    def _sync_preemption_gates(self, wl: Workload) -> Workload:
+        """``syncPreemptionGateStates``: ``status.preemptionGates`` follows the spec's gates (a new
+        one ``Closed``); the reconcile goes on with the written object."""
+        now = self.mgr.now()
+        written = write_status(self.mgr, wl, lambda st, obj: gates.sync_states(obj, st, now))
+        return written if written is not None else wl
 
     def _reconcile_dra(self, wl: Workload) -> bool:
         """The DRA block (:mod:`.dra_requests`): a pending workload the DRA path refuses gets

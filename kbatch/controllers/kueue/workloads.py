@@ -206,7 +206,7 @@ def set_quota_reservation(
         generation,
         now,
     )
-    for kind in (Cond.EVICTED, Cond.PREEMPTED, "BlockedOnPreemptionGates"):
+    for kind in (Cond.EVICTED, Cond.PREEMPTED, Cond.BLOCKED_ON_PREEMPTION_GATES):
         changed = _reset_active(status, kind, Reason.QUOTA_RESERVED, generation, now) or changed
     return changed
 
@@ -255,8 +255,11 @@ def prepare_eviction(
     underlying_cause: str = "",
 ) -> None:
     """``prepareForEviction`` and ``workloadEvictionStateInc``: the Evicted condition, admission checks
-    reset to Pending, cluster nomination and unhealthy nodes cleared, and the eviction counted in
+    reset to Pending, cluster nomination and unhealthy nodes cleared, ``BlockedOnPreemptionGates``
+    turned False and every preemption gate closed again, and the eviction counted in
     ``schedulingStats``."""
+    from kbatch.controllers.kueue import preemption_gates as gates
+
     set_condition(status, Cond.EVICTED, True, reason, truncate(message), generation, now)
     status.cluster_name = None
     status.nominated_cluster_names = None
@@ -268,6 +271,8 @@ def prepare_eviction(
         check.message = "Reset to Pending after eviction. Previously: " + (check.state or "")
         check.state, check.last_transition_time, check.retry_count = "Pending", now, retry
         check.pod_set_updates = None
+    gates.unset_blocked(status, reason, message, generation, now)
+    gates.close_all(status, now)
     _count_eviction(status, stats_reason, underlying_cause)
 
 

@@ -147,6 +147,7 @@ IMPLEMENTED = frozenset(
         "KueueDRAIntegration",  # the ResourceClaimTemplate path (controllers/kueue/dra_requests.py)
         "KueueDRARejectWorkloadsWhenDRADisabled",
         "ElasticJobsViaWorkloadSlices",  # batch/v1 Jobs (controllers/kueue/workloadslicing/)
+        "MultiKueueOrchestratedPreemption",  # preemption gates (controllers/kueue/preemption_gates.py)
     }
 )
 """Gates whose behaviour kbatch implements (the rest are accepted and documented as not modelled)."""

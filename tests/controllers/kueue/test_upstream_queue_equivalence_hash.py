@@ -74,11 +74,11 @@ def test_queue_inadmissible_workloads_clears_hashes() -> None:
     ("nofit triggers hash", RequeueReason.NO_FIT, True),
     ("preempt no candidates triggers hash", RequeueReason.PREEMPTION_NO_CANDIDATES, True),
     ("namespace mismatch does not trigger hash", RequeueReason.NAMESPACE_MISMATCH, False),
+    ("preemption gated does not trigger hash", RequeueReason.PREEMPTION_GATED, False),
     ("generic does not trigger hash", RequeueReason.GENERIC, False),
 ])
 def test_requeue_hash_trigger_by_reason(case: str, reason: str, want: bool) -> None:
-    """``TestRequeueHashTriggerByReason`` ("preemption gated": kbatch has no preemption gates in
-    the scheduler, not translated)."""
+    """``TestRequeueHashTriggerByReason``."""
     cq = new_cq("BestEffortFIFO")
     wi = hashed(info(make_wl("workload-1", cpu="1")), "test-hash-abc")
     cq.requeue(wi, reason, "WaitingForQuota", False, True)

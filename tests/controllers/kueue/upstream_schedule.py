@@ -91,6 +91,7 @@ class W:
     assignment: list[dict[str, tuple[str, str]]] | None = None
     later: float = 0  # seconds the clock advances before a pending workload is created (Creation)
     limits: dict[str, str] | None = None  # every container's limits
+    preemption_gates: list[str] | None = None  # spec.preemptionGates (``PreemptionGates``)
 
     def doc(self) -> dict[str, Any]:
         pod_sets = self.pod_sets or [("main", 1, self.requests)]
@@ -116,6 +117,8 @@ class W:
             spec["queueName"] = self.queue
         if self.priority is not None:
             spec["priority"] = self.priority
+        if self.preemption_gates:
+            spec["preemptionGates"] = [{"name": g} for g in self.preemption_gates]
         return {
             "apiVersion": KUEUE,
             "kind": "Workload",
@@ -156,6 +159,8 @@ class CycleOutcome:
     inadmissible: dict[str, list[str]]
     counts: dict[str, dict[str, int]] = field(default_factory=dict)  # key -> {pod set: admitted count}
     events: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # key -> [(type, reason)]
+    # key -> BlockedOnPreemptionGates (status, reason, message), where the workload has it
+    blocked: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 def one_cycle(
@@ -216,6 +221,7 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
     pending: dict[str, tuple[str, str]] = {}
     preempted: dict[str, str] = {}
     counts: dict[str, dict[str, int]] = {}
+    blocked: dict[str, tuple[str, str, str]] = {}
     for wl in w.cp.client.list(Workload).items:
         key = f"{wl.metadata.namespace}/{wl.metadata.name}"
         conds = {c.type: c for c in (wl.status.conditions if wl.status else None) or ()}
@@ -229,6 +235,8 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
             )
         elif qr is not None:
             pending[key] = (qr.reason, qr.message)
+        if (b := conds.get("BlockedOnPreemptionGates")) is not None:
+            blocked[key] = (b.status, b.reason, b.message)
         pre = conds.get("Preempted")
         if pre is not None and pre.status == "True":
             preempted[key] = pre.reason
@@ -240,4 +248,4 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
     for e in w.cp.client.list(Event).items:
         ref = e.involved_object
         events.setdefault(f"{ref.namespace}/{ref.name}", []).append((e.type or "", e.reason or ""))
-    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts, events)
+    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts, events, blocked)

@@ -17,6 +17,7 @@ from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
 from kbatch.api.meta import Condition
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, clone_meta, delete_if_owned
 from kbatch.controllers.kueue.multikueue.remote import RemoteCluster
+from kbatch.controllers.kueue.preemption_gates import MULTIKUEUE_GATE, with_gate
 
 __all__ = ["Group", "best_match", "clone_for_create", "for_each", "spec_out_of_sync"]
 
@@ -101,11 +102,16 @@ def spec_out_of_sync(local: Workload, remote: Workload) -> bool:
     return a != b
 
 
-def clone_for_create(local: Workload, origin: str) -> Workload:
+def clone_for_create(local: Workload, origin: str, preemption_gated: bool = False) -> Workload:
     """``cloneForCreate``: name, namespace, labels (without ``kueue.x-k8s.io/job-uid``, with the
-    origin) and annotations, and the spec; no owner, no status."""
+    origin) and annotations, and the spec; no owner, no status. ``preemption_gated``
+    (``MultiKueueOrchestratedPreemption``, a nominated worker's copy): the manager's own preemption
+    gates stay behind and the copy carries only the closed ``kueue.x-k8s.io/multikueue`` gate."""
     meta = clone_meta(local.metadata)
     labels = {k: v for k, v in (meta.labels or {}).items() if k != JOB_UID_LABEL}
     labels[ORIGIN_LABEL] = origin
     meta.labels = labels
-    return Workload(metadata=meta, spec=edit(local).spec)
+    spec = edit(local).spec
+    if preemption_gated and spec is not None:
+        spec.preemption_gates = with_gate(None, MULTIKUEUE_GATE)
+    return Workload(metadata=meta, spec=spec)

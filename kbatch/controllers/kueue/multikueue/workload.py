@@ -27,6 +27,9 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
   ``workerLostTimeout``; with none admitted but the check Ready: the admitting worker unreachable
   waits out ``workerLostTimeout`` from the loss, then Retry ("Admitting remote lost"); reachable,
   Retry ("Admitting remote no longer exists");
+* 7. ``MultiKueueOrchestratedPreemption`` (alpha, off): the copies carry the closed MultiKueue
+  preemption gate, and the gate of the copy that signalled ``BlockedOnPreemptionGates`` first is
+  opened, one worker per ``singleClusterPreemptionTimeout`` (:mod:`.orchestrated_preemption`);
 * 8./nomination: while the check is Pending and no cluster is recorded, the AllAtOnce dispatcher
   nominates every connected worker (``status.nominatedClusterNames``) and creates a copy on each;
   an elastic slice that carries a ``clusterName`` (a scale-up's, copied by the scheduler from the
@@ -34,8 +37,7 @@ is Rejected ("No multikueue adapter found…", "The owner is not managed by Kueu
 
 The Incremental dispatcher nominates in rounds (:mod:`.dispatcher`); the batch/v1 Job adapter
 patches an elastic Job's remote copy in place (:mod:`.elastic`). Not modelled: external dispatchers
-(their nominations are taken as they are, as upstream), multi-workload adapters, orchestrated
-preemption (alpha).
+(their nominations are taken as they are, as upstream), multi-workload adapters.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.kueue_v1beta2 import AdmissionCheckState, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import Cond
+from kbatch.controllers.kueue import preemption_gates as gates
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.multikueue import elastic
 from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter, owned_by
@@ -61,6 +64,7 @@ from kbatch.controllers.kueue.multikueue.group import (
     spec_out_of_sync,
 )
 from kbatch.controllers.kueue.multikueue.options import ALL_AT_ONCE
+from kbatch.controllers.kueue.multikueue.orchestrated_preemption import gate_to_open
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.controllers.kueue.workloadslicing import enabled
 from kbatch.runtime.reconcile import Request, Result
@@ -220,10 +224,27 @@ class WorkloadReconciler:
             return self._admitting_lost(group, acs)
         if admitted is not None:
             return self._follow(group, acs, remote)
+        again = self._open_preemption_gate(group) if self._orchestrated() else 0.0  # 7.
         cluster_name = local.status.cluster_name if local.status is not None else None
         if elastic.skip_nomination(acs.state, cluster_name, is_elastic):  # 8.
-            return None
-        return self._nominate(group, elastic.nominated(local, is_elastic))
+            return Result(requeue_after=again) if again else None
+        self._nominate(group, elastic.nominated(local, is_elastic))
+        return Result(requeue_after=again) if again else None
+
+    def _orchestrated(self) -> bool:
+        return self.mk.mgr.settings.on("MultiKueueOrchestratedPreemption")
+
+    def _open_preemption_gate(self, group: Group) -> float:
+        """Step 7 (``MultiKueueOrchestratedPreemption``): open the MultiKueue preemption gate of the
+        copy :func:`~.orchestrated_preemption.gate_to_open` picks; when to look again."""
+        now = self.mk.mgr.now()
+        cluster, again = gate_to_open(group.remotes, now)
+        remote = group.remotes.get(cluster) if cluster is not None else None
+        if cluster is not None and remote is not None:
+            status = W.status_of(remote)
+            gates.set_position(remote, status, gates.MULTIKUEUE_GATE, gates.OPEN, now)
+            group.clients[cluster].update_status(remote.model_copy(update={"status": status}))
+        return again
 
     def _finish(
         self, group: Group, acs: AdmissionCheckState, done: Any, remote: str, is_elastic: bool
@@ -425,7 +446,8 @@ class WorkloadReconciler:
 
         def synchronize(cluster: str) -> None:
             if cluster in nominated and group.remotes[cluster] is None:
-                group.clients[cluster].create(clone_for_create(local, group.origin))
+                gated = elastic_target is None and self._orchestrated()
+                group.clients[cluster].create(clone_for_create(local, group.origin, gated))
                 self.mk.metrics.dispatched_to(local, cluster)
             elif cluster not in nominated and group.remotes[cluster] is not None:
                 group.remove_remote(cluster)

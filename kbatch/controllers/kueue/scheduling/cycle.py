@@ -10,7 +10,9 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` ``schedule`` (v0.
    largest counts that work when the full counts do not (``PartialAdmission``);
 4. ordering (:mod:`.ordering`): classical, or the fair-sharing tournament;
 5. each entry in turn (``processEntry``): ``NoFit`` and preemption without candidates stay pending
-   (the latter reserving quota unless its queue can always reclaim); an entry whose targets overlap
+   (the latter reserving quota unless its queue can always reclaim); an entry that needs to preempt
+   while one of its preemption gates is closed stays pending too (``markPreemptionGated``, with
+   ``ConcurrentAdmission`` or ``MultiKueueOrchestratedPreemption``); an entry whose targets overlap
    those of an earlier one, or which no longer fits after the earlier ones, is skipped; otherwise its
    usage is added to the snapshot and it either preempts (the caller issues the evictions) or, after
    ``waitForPodsReady.blockAdmission`` allows, is admitted;
@@ -39,6 +41,7 @@ from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import FlavorResource
+from kbatch.controllers.kueue.preemption_gates import GATED_MESSAGE, has_closed_gate
 from kbatch.controllers.kueue.scheduling.assignment import (
     FIT,
     NO_FIT,
@@ -73,6 +76,7 @@ class RequeueReason:
     PREEMPTION_FAILED = "PreemptionFailed"
     NO_FIT = "NoFit"
     PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
+    PREEMPTION_GATED = "PreemptionGated"
 
 
 @dataclass
@@ -96,7 +100,7 @@ class Entry:
     has_reservation: bool = False
     assignment: Assignment = field(default_factory=Assignment)
     targets: list[Target] = field(default_factory=list)
-    status: str = ""  # "" (not nominated) | nominated | skipped | assumed | waiting | blocked
+    status: str = ""  # "" (not nominated) | nominated | skipped | gated | assumed | waiting | blocked
     inadmissible_msg: str = ""
     requeue_reason: str = RequeueReason.GENERIC
     quota_reserved_reason: str = ""
@@ -128,6 +132,14 @@ class Entry:
         if not preserve_scan:
             self.last = None
 
+    def mark_preemption_gated(self) -> None:
+        """``markPreemptionGated``: the flavor scan starts again from the first flavor next time."""
+        self.status = "gated"
+        self.inadmissible_msg = GATED_MESSAGE
+        self.requeue_reason = RequeueReason.PREEMPTION_GATED
+        self.quota_reserved_reason = Reason.ADMISSION_GATED
+        self.last = None
+
 
 @dataclass(frozen=True)
 class CycleConfig:
@@ -139,6 +151,9 @@ class CycleConfig:
     preserve_scan_progress: bool = True
     block_admission: bool = False
     fair_sharing: bool = False
+    # ``ConcurrentAdmission`` or ``MultiKueueOrchestratedPreemption``: a closed preemption gate
+    # keeps a workload from preempting (``processEntry``)
+    preemption_gates: bool = False
 
 
 @dataclass
@@ -510,6 +525,9 @@ def _process(
         e.quota_reserved_reason = Reason.WAITING_FOR_QUOTA
         if cq.preemption.reclaim_within_cohort != "Any" or (config.prioritize_preemptors and e.is_preemptor):
             snapshot.add_usage(cq, _to_reserve(e, cq))
+        return
+    if mode == PREEMPT and config.preemption_gates and has_closed_gate(e.info.obj):
+        e.mark_preemption_gated()  # no usage added, no target taken: the entry does not preempt
         return
     if any(t.info.key in preempted for t in e.targets):
         e.mark_skipped(
