@@ -11,8 +11,7 @@ kbatch; docs/kueue.md, "ClusterProfiles".
 from __future__ import annotations
 
 from kbatch.api.multicluster_v1alpha1 import ClusterProfile
-from kbatch.api.multicluster_v1alpha1.schema import CLUSTER_PROFILE
-from kbatch.api.strategies.kueue import CRDStrategy
+from kbatch.api.strategies.kueue import strategy_for
 from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import Family, KindEntry
 
@@ -25,6 +24,6 @@ MULTICLUSTER = Family(
     description="the cluster inventory's ClusterProfile API (multicluster.x-k8s.io), read by MultiKueue",
     # served with Kueue's gate on (upstream installs the CRD apart, Kueue reads it with the gate), so a
     # default control plane's discovery is unchanged
-    kinds=(KindEntry(ClusterProfile, CRDStrategy(CLUSTER_PROFILE), page=generic_page,
+    kinds=(KindEntry(ClusterProfile, strategy_for(ClusterProfile), page=generic_page,
                      feature_gate=MULTIKUEUE_CLUSTER_PROFILE),),
 )
