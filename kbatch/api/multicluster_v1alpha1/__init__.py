@@ -46,14 +46,14 @@ CLUSTER_SET_LABEL = "multicluster.x-k8s.io/clusterset"  # LabelClusterSetKey
 class NamedExtension(KubeModel):
     """clientcmd/api/v1 ``NamedExtension``: an opaque object under a name."""
 
-    name: str = ""
+    name: str | None = None
     extension: dict[str, Any] | None = None
 
 
 class KubeconfigCluster(KubeModel):
     """clientcmd/api/v1 ``Cluster``: a kubeconfig's cluster entry, with its hyphenated wire names."""
 
-    server: str = ""
+    server: str | None = None
     tls_server_name: str | None = Field(default=None, alias="tls-server-name")
     insecure_skip_tls_verify: bool | None = Field(default=None, alias="insecure-skip-tls-verify")
     certificate_authority: str | None = Field(default=None, alias="certificate-authority")
@@ -66,12 +66,12 @@ class KubeconfigCluster(KubeModel):
 class AccessProvider(KubeModel):
     """``AccessProvider`` (``CredentialProvider`` is its deprecated alias)."""
 
-    name: str = ""
+    name: str | None = None
     cluster: KubeconfigCluster | None = None
 
 
 class ClusterManager(KubeModel):
-    name: str = ""
+    name: str | None = None
 
 
 class ClusterProfileSpec(KubeModel):
@@ -84,8 +84,8 @@ class ClusterVersion(KubeModel):
 
 
 class Property(KubeModel):
-    name: str = ""
-    value: str = ""
+    name: str | None = None
+    value: str | None = None
     last_observed_time: Time | None = None
 
 

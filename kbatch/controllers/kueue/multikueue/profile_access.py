@@ -72,7 +72,7 @@ def _accessor(profile: ClusterProfile, providers: Sequence[AccessProviderConfig]
         *((status.credential_providers if status else None) or ()),
         *((status.access_providers if status else None) or ()),
     ]:
-        by_name[entry.name] = entry
+        by_name[entry.name or ""] = entry
     return next((by_name[p.name] for p in providers if p.name in by_name), None)
 
 
@@ -96,7 +96,7 @@ def client_config_from_profile(
         )
     plugin = next(p.exec_config for p in providers if p.name == accessor.name)
     cluster = accessor.cluster
-    server = cluster.server if cluster else ""
+    server = (cluster.server if cluster else None) or ""
     try:
         ca = (
             base64.b64decode(cluster.certificate_authority_data, validate=True)
