@@ -22,24 +22,12 @@ import yaml
 
 from kbatch.server.process import ServeProcess
 from tests.cli.conftest import EXAMPLES
+from tests.cli.multikueue_worker import set_up_worker
 from tests.cli.processes import kbatch_ok as _run
 
 TOKEN = "s3cret"
 PLUGIN = Path(__file__).resolve().parents[1] / "controllers" / "kueue" / "multikueue" / "profile_plugin.py"
 SETUP = EXAMPLES / "multikueue" / "manager-setup.yaml"
-
-
-def _worker_queues(url: str) -> None:
-    """One node and the queues of examples/kueue/queues.yaml, written over HTTP with the token."""
-    auth = {"Authorization": f"Bearer {TOKEN}"}
-    reply = httpx.post(f"{url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1}, headers=auth,
-                       timeout=60)
-    assert reply.is_success, reply.text
-    for doc in yaml.safe_load_all((EXAMPLES / "kueue" / "queues.yaml").read_text()):
-        plural = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues"}.get(doc["kind"])
-        path = plural or "namespaces/default/localqueues"
-        reply = httpx.post(f"{url}/apis/kueue.x-k8s.io/v1beta2/{path}", json=doc, headers=auth, timeout=60)
-        assert reply.is_success, reply.text
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -87,7 +75,7 @@ def _access(state: Path, url: str, token: str) -> None:
 
 def test_a_worker_reached_through_a_cluster_profile(tmp_path: Path) -> None:
     with ServeProcess(tmp_path / "worker", "--token", TOKEN) as worker:
-        _worker_queues(worker.url)
+        set_up_worker(worker.url, TOKEN)
         state = tmp_path / "manager"
         config, manifests = _files(tmp_path)
         out = _run(state, "--feature-gates", "MultiKueueClusterProfile=true", "--kueue-config", str(config),

@@ -9,22 +9,14 @@ required, the property lengths and the metav1.Condition constraints (no ``maxIte
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kbatch.api.strategies.kueue.schema import Node, Rule
-from kbatch.api.strategies.kueue.schemas import QUALIFIED, REASON, _list, _obj, _str
+from kbatch.api.strategies.kueue.schemas import CONDITIONS, _list, _obj, _str
 
 __all__ = ["CLUSTER_PROFILE"]
 
-_CONDITIONS = _list(
-    _obj(
-        required=("lastTransitionTime", "message", "reason", "status", "type"),
-        type=_str(pattern=QUALIFIED, max_length=316),
-        status=_str(enum=("True", "False", "Unknown")),
-        observedGeneration=Node("integer", minimum=0),
-        reason=_str(pattern=REASON, max_length=1024, min_length=1),
-        message=_str(max_length=32768),
-    ),
-    map_keys=("type",),
-)
+_CONDITIONS = replace(CONDITIONS, max_items=None)  # metav1.Condition, without Kueue's maxItems
 
 _PROVIDERS = _list(
     _obj(
