@@ -17,6 +17,7 @@ from typing import Any
 
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import FieldError
+from kbatch.api.kueue_config_clusterprofile import cluster_profile_errors
 from kbatch.api.validation import is_dns1035_label, is_dns1123_subdomain, is_valid_label_value
 
 __all__ = [
@@ -92,7 +93,7 @@ def _negative_duration(section: Mapping[str, Any], name: str, path: str) -> list
 
 
 def multikueue_errors(mk: Mapping[str, Any] | None) -> list[FieldError]:
-    """``validateMultiKueue`` without the cluster-profile and external-framework rules."""
+    """``validateMultiKueue`` without the external-framework rules."""
     if not mk:
         return []
     errs = _negative_duration(mk, "gcInterval", "multiKueue.gcInterval")
@@ -102,6 +103,7 @@ def multikueue_errors(mk: Mapping[str, Any] | None) -> list[FieldError]:
         msgs = is_valid_label_value(origin)
         if msgs:
             errs.append(FieldError.invalid("multiKueue.origin", origin, ",".join(msgs)))
+    errs += cluster_profile_errors(mk)
     idc = mk.get("incrementalDispatcherConfig")
     if isinstance(idc, Mapping):
         if mk.get("dispatcherName") != INCREMENTAL:

@@ -40,6 +40,7 @@ from kbatch.families.family import (
 from kbatch.families.gang import GANG
 from kbatch.families.jobset import JOBSET
 from kbatch.families.kueue import KUEUE
+from kbatch.families.multicluster import MULTICLUSTER
 from kbatch.families.rbac import RBAC
 from kbatch.families.storage import STORAGE
 
@@ -54,6 +55,7 @@ __all__ = [
     "GANG",
     "JOBSET",
     "KUEUE",
+    "MULTICLUSTER",
     "RBAC",
     "STORAGE",
     "AddonSelectionError",
@@ -77,7 +79,7 @@ __all__ = [
 ]
 
 BUILTIN_FAMILIES: tuple[Family, ...] = (CORE, BATCH, STORAGE, RBAC, ADMISSION_POLICY, DRA, GANG, COSCHEDULING,
-                                        JOBSET, KUEUE, AUTOSCALING)
+                                        JOBSET, KUEUE, AUTOSCALING, MULTICLUSTER)
 """Every family kbatch ships, in composition order (the order kinds are registered, admission
 plugins run and controllers are stepped). Adding a family is one line here. Built-in API groups
 before custom resources: a name two kinds share (``podgroups``) resolves to the first, as kubectl

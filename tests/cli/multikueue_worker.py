@@ -13,14 +13,17 @@ import yaml
 from tests.cli.conftest import EXAMPLES
 
 
-def set_up_worker(url: str) -> None:
-    """One node and the queues of examples/kueue/queues.yaml, written over HTTP."""
-    reply = httpx.post(f"{url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1}, timeout=60)
+def set_up_worker(url: str, token: str | None = None) -> None:
+    """One node and the queues of examples/kueue/queues.yaml, written over HTTP (with the bearer
+    ``token`` of a ``kbatch serve --token``)."""
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    reply = httpx.post(f"{url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1}, headers=auth,
+                       timeout=60)
     assert reply.is_success, reply.text
     for doc in yaml.safe_load_all((EXAMPLES / "kueue" / "queues.yaml").read_text()):
         plural = {"ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues"}.get(doc["kind"])
         path = plural or "namespaces/default/localqueues"
-        reply = httpx.post(f"{url}/apis/kueue.x-k8s.io/v1beta2/{path}", json=doc, timeout=60)
+        reply = httpx.post(f"{url}/apis/kueue.x-k8s.io/v1beta2/{path}", json=doc, headers=auth, timeout=60)
         assert reply.is_success, reply.text
 
 

@@ -30,7 +30,7 @@ def test_builtin_composition_lists_core_then_batch() -> None:
     composed = builtin()
     assert [f.name for f in composed.families] == [
         "core", "batch", "storage", "rbac", "admission-policy", "dra", "gang", "coscheduling", "jobset",
-        "kueue", "autoscaling"]
+        "kueue", "autoscaling", "multicluster"]
     assert [p.name for p in composed.admission] == [
         "NamespaceLifecycle", "LimitRanger", "ServiceAccount", "DefaultTolerationSeconds", "Priority",
         "ResourceQuota", "NodeRestriction", "RuntimeClass", "DefaultStorageClass",

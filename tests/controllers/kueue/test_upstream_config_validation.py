@@ -10,9 +10,9 @@ integrations.frameworks" (frameworks default to ``batch/job``), "nil managedJobs
 with pod framework" (the selector defaults), "invalid an empty waitForPodsReady.timeout" (a zero
 timeout defaults to 30m). Errors compare as upstream's: type and field path.
 
-``TestValidateCustomLabels`` is in ``test_kueue_metrics_custom_labels.py``. Not translated: the TLS,
-``resources.deviceClassMappings`` (DRA),
-``multiKueue.clusterProfile`` and ``multiKueue.externalFrameworks`` cases, and
+``TestValidateCustomLabels`` is in ``test_kueue_metrics_custom_labels.py``, the
+``multiKueue.clusterProfile`` rows in ``test_upstream_config_clusterprofile.py``. Not translated: the
+TLS, ``resources.deviceClassMappings`` (DRA), ``multiKueue.externalFrameworks`` cases, and
 ``TestLoadAndValidateFeatureGates`` (TAS/DRA/elastic-job gate dependencies): kbatch accepts those
 sections (or gates) without acting on them and does not validate them (docs/kueue.md).
 """

@@ -28,7 +28,8 @@ from kbatch.api.kueue_v1beta2 import (
     WorkloadPriorityClass,
 )
 from kbatch.api.meta import Resource
-from kbatch.api.strategies.kueue import provisioning_schemas, schemas
+from kbatch.api.multicluster_v1alpha1 import ClusterProfile
+from kbatch.api.strategies.kueue import cluster_profile_schemas, provisioning_schemas, schemas
 from kbatch.api.strategies.kueue.schema import Node, apply_defaults, validate, validate_transitions
 from kbatch.api.strategy import CUSTOM_RESOURCE_STATUS_KEPT_META, DefaultStrategy
 
@@ -113,6 +114,8 @@ KUEUE_STRATEGIES: dict[type[Resource], CRDStrategy] = {
     ProvisioningRequest: CRDStrategy(provisioning_schemas.PROVISIONING_REQUEST),
     MultiKueueCluster: CRDStrategy(schemas.MULTIKUEUE_CLUSTER),
     MultiKueueConfig: CRDStrategy(schemas.MULTIKUEUE_CONFIG, has_status=False),
+    # the cluster inventory's CRD (kbatch's multicluster family), read by MultiKueue
+    ClusterProfile: CRDStrategy(cluster_profile_schemas.CLUSTER_PROFILE),
 }
 
 

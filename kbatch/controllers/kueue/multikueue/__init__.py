@@ -26,13 +26,14 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Secret
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, MultiKueueCluster, MultiKueueConfig, Workload
+from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
     ACReconciler,
     checks_using_cluster,
     checks_using_config,
 )
-from kbatch.controllers.kueue.multikueue.clusters import Clusters
+from kbatch.controllers.kueue.multikueue.clusters import CLUSTER_PROFILE_GATE, Clusters
 from kbatch.controllers.kueue.multikueue.config_events import ConfigWorkloads
 from kbatch.controllers.kueue.multikueue.context import (
     AC_CONTROLLER,
@@ -46,6 +47,7 @@ from kbatch.controllers.kueue.multikueue.gc import GarbageCollector
 from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_reachable
 from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
 from kbatch.controllers.kueue.multikueue.pod_adapter import PodAdapter
+from kbatch.controllers.kueue.multikueue.profile_access import profiles_served
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
 from kbatch.runtime.predicate import predicate_func
 from kbatch.runtime.reconcile import Request
@@ -100,6 +102,25 @@ class _SecretClusters:
         return out
 
 
+class _ProfileClusters:
+    """ClusterProfile events in Kueue's namespace → the clusters naming it (``clusterProfileHandler``,
+    indexed upstream by ``UsingClusterProfiles``)."""
+
+    def __init__(self, cache: Any, namespace: str) -> None:
+        self.cache, self.namespace = cache, namespace
+
+    def __call__(self, profile: ClusterProfile) -> list[Request]:
+        if profile.metadata.namespace != self.namespace:
+            return []
+        out = []
+        for cluster in self.cache.list(MultiKueueCluster):
+            source = cluster.spec.cluster_source if cluster.spec else None
+            ref = source.cluster_profile_ref if source else None
+            if ref is not None and ref.name == profile.metadata.name:
+                out.append(Request("", cluster.metadata.name or ""))
+        return out
+
+
 def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
     """The adapters of the enabled integrations (``batch/job``, ``jobset.x-k8s.io/jobset``, ``pod``)."""
     ctx = mgr.ctx
@@ -126,13 +147,15 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
     mk.clusters = Clusters(mk)
     b = ctx.build
     namespace = mgr.settings.config.namespace
-    mgr.controllers[CLUSTER_CONTROLLER] = (
+    clusters = (
         b(CLUSTER_CONTROLLER)
         .describe("MultiKueue's clusters: remote clients and their Active condition")
         .for_(MultiKueueCluster)
         .watches(Secret, _SecretClusters(ctx.cache, namespace))
-        .complete(mk.clusters)
     )
+    if mgr.settings.on(CLUSTER_PROFILE_GATE) and profiles_served(ctx.registry):  # upstream: with the gate
+        clusters = clusters.watches(ClusterProfile, _ProfileClusters(ctx.cache, namespace))
+    mgr.controllers[CLUSTER_CONTROLLER] = clusters.complete(mk.clusters)
     mgr.controllers[AC_CONTROLLER] = (
         b(AC_CONTROLLER)
         .describe("MultiKueue's admission checks: Active from their clusters")

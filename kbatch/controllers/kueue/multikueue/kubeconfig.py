@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from kbatch.api.kueue_config_clusterprofile import ExecConfig
+
 __all__ = ["ClientConfig", "InvalidKubeConfig", "parse_kubeconfig"]
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -36,6 +38,8 @@ class ClientConfig:
     server: str
     token: str | None = None
     ca_data: bytes | None = None
+    # a ClusterProfile's credential plugin, run at each connection for the token (:mod:`.exec_credential`)
+    exec_plugin: ExecConfig | None = None
 
     @property
     def in_process(self) -> str | None:

@@ -4,7 +4,7 @@ Translates kubernetes-sigs/kueue v0.19.2 ``multikueuecluster_test.go`` where it 
 ``TestValidateKubeconfig``-style rows, and ``TestUpdateConfig``'s statuses: a new valid client,
 ``ClientConnectionFailed`` with the 5 s, 10 s, 20 s back-off, failed attempts reset on success,
 ``BadKubeConfig`` for a missing Secret, ``InsecureKubeConfig`` for a ``tokenFile``, a deleted
-cluster's client dropped). Cluster profiles are not modelled (their rows are not translated).
+cluster's client dropped). The cluster-profile rows are in ``test_cluster_profile.py``.
 """
 
 from __future__ import annotations

@@ -84,8 +84,9 @@ class MKWorld:
         seed: int = 0,
         kueue_config: dict[str, Any] | None = None,
         connect: bool = True,
+        feature_gates: str | None = None,
     ) -> None:
-        self.manager = ControlPlane(seed=seed, kueue_config=kueue_config)
+        self.manager = ControlPlane(seed=seed, kueue_config=kueue_config, feature_gates=feature_gates)
         self.workers: dict[str, ControlPlane] = {}
         for i, (name, cpu) in enumerate(workers.items()):
             worker = ControlPlane(seed=seed + i + 1, clock=self.manager.clock, kueue_config=kueue_config)
