@@ -60,7 +60,8 @@ def _conditions(state: Path, name: str) -> dict[str, tuple[str, str]]:
 
 def test_a_closed_gate_blocks_preemption_until_opened(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    files = {"queues": QUEUES, "low": _workload("low", 0, None), "high": _workload("high", 10, "ops/approval")}
+    files = {"queues": QUEUES, "low": _workload("low", 0, None),
+             "high": _workload("high", 10, "ops/approval")}
     for name, text in files.items():
         (tmp_path / f"{name}.yaml").write_text(text)
     kbatch_ok(state, "--feature-gates", "MultiKueueOrchestratedPreemption=true",
