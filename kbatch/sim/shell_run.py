@@ -523,6 +523,9 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
             status = shell.status
             if not going or shell.exited:
                 break
+            run_nodes(shell, node.step, scope)
+            if shell.exited:
+                break
             if shell.fingerprint(scope) == before:
                 if shell.stop_matters() and shell.duration > started:
                     shell.skip_to_stop(first_line, started)
