@@ -209,7 +209,7 @@ def _printf(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
         shell.error("printf: usage: printf format [arg ...]")
         shell.status = 2
         return
-    out, errors, shell.status = printf(args[0], args[1:])
+    out, errors, shell.status = printf(args[0], args[1:], shell.bash)
     shell.out(out)
     for message in errors:
         shell.error(f"sh: {message}")

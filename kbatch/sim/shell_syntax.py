@@ -34,7 +34,16 @@ from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
 from kbatch.sim.shell_scan import cuts, region_end
-from kbatch.sim.shell_words import DSEMI, Word, command_words, negation, split_pipeline, split_script, words
+from kbatch.sim.shell_words import (
+    DSEMI,
+    Word,
+    command_words,
+    join_lines,
+    negation,
+    split_pipeline,
+    split_script,
+    words,
+)
 
 __all__ = [
     "Background",
@@ -155,7 +164,8 @@ class _Unsupported(Exception):
 def parse_script(script: str) -> tuple[Node, ...] | None:
     """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
     tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
-    items = [(tuple(chain), background) for chain, background in split_script(lift_heredocs(script))]
+    lists = split_script(join_lines(lift_heredocs(script)))
+    items = [(tuple(chain), background) for chain, background in lists]
     try:
         body, index = _block(items, 0, frozenset())
     except _Unsupported:
