@@ -179,9 +179,9 @@ def _redirected(shell: Shell, where: _Redirections, scope: MutableMapping[str, s
         return
     outer = shell.sink, shell.err_sink, {fd: shell.fds.get(fd) for fd in streams.touched if fd > 2}
     shell.sink, shell.err_sink = streams.out, streams.err
-    shell.fds = {**shell.fds, **{fd: streams.fds[fd] for fd in streams.touched if fd in streams.fds}}
-    for fd in streams.touched - streams.fds.keys() - {0, 1, 2}:
-        shell.fds.pop(fd, None)
+    if outer[2]:
+        shell.fds = {fd: stream for fd, stream in streams.fds.items() if fd in outer[2]} | {
+            fd: stream for fd, stream in shell.fds.items() if fd not in outer[2]}
     try:
         run(streams.stdin)
     finally:
@@ -216,7 +216,7 @@ def _open(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -
     stdin = _stdin(shell, where, scope)
     if stdin is None:
         return None
-    streams = _Streams(stdin, shell.sink, shell.err_sink, dict(shell.fds), set())
+    streams = _Streams(stdin, shell.sink, shell.err_sink, dict(shell.fds) if where.fds else shell.fds, set())
     if where.stdin is not None or where.heredoc is not None:
         streams.touched.add(0)
     for fd, target, append in ((1, where.out, where.append), (2, where.err, where.err_append)):
