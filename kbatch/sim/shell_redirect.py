@@ -126,7 +126,8 @@ def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, st
     """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
     to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
     truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
-    ``>&2`` leaves output in the log, which holds both. ``traced``: its ``set -x`` line is written."""
+    ``>&2`` writes to standard error, ``>&3`` to descriptor 3 (:func:`_descriptor`); ``exec`` alone
+    makes them the shell's own. ``traced``: its ``set -x`` line is written."""
     words_, where = _redirections(argv)
     if not words_:
         return
