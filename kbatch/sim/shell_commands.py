@@ -209,7 +209,7 @@ def _printf(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
         shell.error("printf: usage: printf format [arg ...]")
         shell.status = 2
         return
-    out, errors, shell.status = printf(args[0], args[1:])
+    out, errors, shell.status = printf(args[0], args[1:], shell.bash)
     shell.out(out)
     for message in errors:
         shell.error(f"sh: {message}")
@@ -218,11 +218,18 @@ def _printf(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdi
 def _read(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     """``read`` (:mod:`kbatch.sim.shell_read`)."""
     try:
-        shell.status = read_input(args, scope, stdin)
+        shell.status = read_input(args, scope, stdin, lambda fd: _readable(shell, fd))
     except ReadError as error:
         for line in error.lines:
             shell.error(line if line.startswith("read: usage") else f"sh: {line}")
         shell.status = error.status
+
+
+def _readable(shell: Shell, fd: int) -> Input | None:
+    """``read -u FD``'s input: descriptor FD when it is open (:mod:`kbatch.sim.shell_fds`); one open
+    for writing reads as empty (bash: ``read error``)."""
+    stream = shell.fds.get(fd)
+    return None if stream is None else stream if isinstance(stream, Input) else Input()
 
 
 def _tee(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
@@ -143,8 +144,11 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
     ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4).
     ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed.
-    ``nounset`` (``set -u``): an unset parameter raises :class:`ParamError`."""
-    if "$" not in text:
+    ``nounset`` (``set -u``): an unset parameter raises :class:`ParamError`. A backquoted
+    substitution is read as its ``$( )`` (:mod:`kbatch.sim.shell_backquote`)."""
+    if "`" in text:
+        text = dollar_form(text, quotes)
+    if "$" not in text and not (quotes and '"' in text and "\\" in text):
         return text
     out: list[str] = []
     pos, single, double = 0, False, False
@@ -156,7 +160,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
         elif ch == '"' and not single and quotes:
             double = not double
         elif ch == "\\" and not single and quotes:  # an escaped character is data: no quote, no $
-            out.append(text[pos:pos + 2])
+            # inside "…" an escaped ``$`` or ````` is the character (2.2.3), which the words' reader keeps
+            out.append(text[pos + 1] if double and text[pos + 1:pos + 2] in ("$", "`") else text[pos:pos + 2])
             pos += 2
             continue
         elif ch in _BLANKS and not (single or double):

@@ -1,6 +1,6 @@
 """``printf FORMAT [ARGUMENT…]`` as dash's builtin runs it (POSIX ``printf``; dash ``bltin/printf.c``).
 
-The format's characters are copied, its escapes (``\\n \\t \\\\ \\a \\b \\f \\r \\v \\"``, ``\\NNN``
+The format's characters are copied, its escapes (``\\n \\t \\\\ \\a \\b \\e \\f \\r \\v``, ``\\NNN``
 octal, up to three digits) converted, and each conversion ``%[flags][width][.precision]C`` takes the
 next argument: ``d i`` (signed), ``o u x X`` (unsigned, 64-bit), ``c`` (its first character), ``s``,
 ``b`` (the argument with its escapes converted; ``\\c`` ends all output), ``e E f F g G`` and ``%%``;
@@ -10,7 +10,10 @@ may be a C constant (``0x1f``, ``017``) or ``'c`` / ``"c`` (the character's code
 is ``printf: X: expected numeric value`` (status 1, the value read so far used); an unknown
 conversion is ``printf: %Q: invalid directive`` (status 1, output stops).
 
-bash's ``%q`` (bash(1) "printf"; ``lib/sh/shquote.c``) is there too: the argument quoted for reuse
+Under ``bash -c`` the format's ``\\"``, ``\\'`` and ``\\?`` are the characters (bash(1) "printf", as
+``$'…'``); dash and a ``%b`` argument keep the backslash. bash's ``\\xHH`` is not modelled.
+
+bash's ``%q`` (``lib/sh/shquote.c``) is there too: the argument quoted for reuse
 as shell input (:func:`shell_quote`), then padded or cut like ``%s``.
 """
 
@@ -22,7 +25,9 @@ __all__ = ["ansi_c_quote", "printf", "shell_quote"]
 
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(.?)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "r": "\r",
-                   "v": "\v", '"': '"', "'": "'"}
+                   "v": "\v", "e": "\x1b"}
+_BASH_FORMAT_ESCAPES = "\"'?"
+"""What else a backslash escapes in bash's format (``\\"`` is ``"``); dash and ``%b`` keep ``\\"``."""
 _NUMBER = re.compile(r"^\s*([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9]\d*)")
 _MASK = (1 << 64) - 1
 _BACKSLASHED = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`,")
@@ -70,14 +75,15 @@ class _Stop(Exception):
         self.text = text
 
 
-def printf(fmt: str, args: list[str]) -> tuple[str, list[str], int]:
-    """The output, the error messages and the status of ``printf fmt args…``."""
+def printf(fmt: str, args: list[str], bash: bool = False) -> tuple[str, list[str], int]:
+    """The output, the error messages and the status of ``printf fmt args…`` (``bash``: as bash's
+    builtin reads the format's escapes)."""
     out: list[str] = []
     errors: list[str] = []
     queue = list(args)
     try:
         while True:
-            used = _once(fmt, queue, out, errors)
+            used = _once(fmt, queue, out, errors, _BASH_FORMAT_ESCAPES if bash else "")
             if not queue or not used:
                 break
     except _Stop as stop:
@@ -85,14 +91,15 @@ def printf(fmt: str, args: list[str]) -> tuple[str, list[str], int]:
     return "".join(out), errors, 1 if errors else 0
 
 
-def _once(fmt: str, queue: list[str], out: list[str], errors: list[str]) -> bool:
-    """The format applied once; whether it took any argument."""
+def _once(fmt: str, queue: list[str], out: list[str], errors: list[str], escaped: str) -> bool:
+    """The format applied once (``escaped``: characters a backslash makes plain); whether it took
+    any argument."""
     used = False
     pos = 0
     while pos < len(fmt):
         ch = fmt[pos]
         if ch == "\\":
-            text, pos = _escape(fmt, pos, in_format=True)
+            text, pos = _escape(fmt, pos, in_format=True, escaped=escaped)
             out.append(text)
             continue
         if ch != "%":
@@ -172,12 +179,14 @@ def _float(arg: str | None, errors: list[str]) -> float:
         return 0.0
 
 
-def _escape(text: str, pos: int, in_format: bool) -> tuple[str, int]:
+def _escape(text: str, pos: int, in_format: bool, escaped: str = "") -> tuple[str, int]:
     """The escape at ``pos`` (a backslash) and where the text goes on. In a format ``\\NNN`` has up
     to three octal digits; in a ``%b`` argument ``\\0NNN``."""
     nxt = text[pos + 1:pos + 2]
     if nxt in _SIMPLE_ESCAPES:
         return _SIMPLE_ESCAPES[nxt], pos + 2
+    if nxt and nxt in escaped:
+        return nxt, pos + 2
     start = pos + 1 + (1 if not in_format and nxt == "0" else 0)
     end = start
     while end < len(text) and end < start + 3 and text[end] in "01234567":

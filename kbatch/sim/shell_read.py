@@ -26,7 +26,7 @@ A bad option is bash's ``read: -x: invalid option`` and its usage line, status 2
 from __future__ import annotations
 
 import re
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 
 from kbatch.sim.shell_expand import ARRAY_KEY, array_keys, split_fields
@@ -56,6 +56,7 @@ class _Options:
     exact: bool = False  # ``-N``
     array: str | None = None
     poll: bool = False  # ``-t 0``
+    fd: str = "0"  # ``-u FD``
     names: tuple[str, ...] = ()
 
 
@@ -103,14 +104,22 @@ def _apply(found: _Options, letter: str, value: str) -> None:
         if not _TIMEOUT.match(value):
             raise ReadError((f"read: {value}: invalid timeout specification",), 1)
         found.poll = float(value) == 0
-    elif letter == "u" and value != "0":
-        raise ReadError((f"read: {value}: invalid file descriptor: Bad file descriptor",), 1)
+    elif letter == "u":
+        if not value.isdigit():
+            raise ReadError((f"read: {value}: invalid file descriptor specification",), 1)
+        found.fd = value
 
 
-def read_input(args: list[str], scope: MutableMapping[str, str], stdin: Input) -> int:
-    """Run ``read ARGS`` on ``stdin``, setting the names in ``scope``; its status. Raises
-    :class:`ReadError` for bad operands (nothing read)."""
+def read_input(args: list[str], scope: MutableMapping[str, str], stdin: Input,
+               descriptor: Callable[[int], Input | None] = lambda fd: None) -> int:
+    """Run ``read ARGS`` on ``stdin`` (``-u FD``: on what ``descriptor`` gives for FD), setting the
+    names in ``scope``; its status. Raises :class:`ReadError` for bad operands (nothing read)."""
     options = _options(args)
+    if options.fd != "0":
+        found = descriptor(int(options.fd))
+        if found is None:
+            raise ReadError((f"read: {options.fd}: invalid file descriptor: Bad file descriptor",), 1)
+        stdin = found
     if options.poll:
         return 0
     if options.delim == "\n" and options.count is None:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kbatch.sim.files import resolve
+from kbatch.sim.shell_fds import FileSink, LogSink, Stream
 from kbatch.sim.shell_input import Input, heredoc_body
 from kbatch.sim.shell_run import Shell, expand_text, pathnames, run_chain, run_nodes, run_simple
 from kbatch.sim.shell_syntax import Node, Redirected, Word, command_words, words
@@ -117,6 +118,7 @@ class _Redirections:
     err_to_out: bool = False  # ``2>&1``
     stdin: str | None = None  # ``< FILE``
     heredoc: tuple[str, bool] | None = None  # ``<<WORD``: the body, and whether it is expanded
+    fds: list[tuple[int, str, str]] = field(default_factory=list)  # the others, in order: fd, op, target
 
 
 def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, str],
@@ -124,13 +126,17 @@ def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, st
     """A simple command with its redirections: ``> f`` / ``>> f`` / ``&> f`` send standard output
     to a file, ``2> f`` standard error, ``2>&1`` error where output goes (each file created or
     truncated first; a failure is status 2 and the command does not run); ``< f`` feeds ``cat``;
-    ``>&2`` leaves output in the log, which holds both. ``traced``: its ``set -x`` line is written."""
+    ``>&2`` writes to standard error, ``>&3`` to descriptor 3 (:func:`_descriptor`); ``exec`` alone
+    makes them the shell's own. ``traced``: its ``set -x`` line is written."""
     words_, where = _redirections(argv)
     if not words_:
         return
     args = pathnames(shell, words_)
     if not traced:
         trace(shell, args, scope)
+    if args == ["exec"]:
+        _exec(shell, where, scope)
+        return
     _redirected(shell, where, scope, lambda stdin: run_simple(shell, args, scope, stdin))
 
 
@@ -152,39 +158,157 @@ def run_compound_redirected(shell: Shell, node: Redirected, scope: MutableMappin
     _redirected(shell, where, scope, run)
 
 
+@dataclass(slots=True)
+class _Streams:
+    """A command's descriptors once its redirections are made: 0, 1 and 2 (None: the shell's
+    standard output, or its standard error the log) and those above; ``touched``: the ones made."""
+
+    stdin: Input
+    out: list[str] | None
+    err: list[str] | None
+    fds: dict[int, Stream]
+    touched: set[int]
+
+
 def _redirected(shell: Shell, where: _Redirections, scope: MutableMapping[str, str],
                 run: Callable[[Input], None]) -> None:
     """``run`` with the redirections: each file created or truncated first (a failure is status 2
-    and nothing runs); standard output and error not redirected go where they went before, and
-    ``2>&1`` sends errors where standard output goes (a file, a pipe, a substitution or the log)."""
+    and nothing runs); the descriptors not redirected are the shell's, and those redirected are
+    restored after (XCU ``exec``: but those ``exec`` changes in ``run`` stay)."""
+    streams = _open(shell, where, scope)
+    if streams is None:
+        return
+    outer = shell.sink, shell.err_sink, {fd: shell.fds.get(fd) for fd in streams.touched if fd > 2}
+    shell.sink, shell.err_sink = streams.out, streams.err
+    if outer[2]:
+        shell.fds = {fd: stream for fd, stream in streams.fds.items() if fd in outer[2]} | {
+            fd: stream for fd, stream in shell.fds.items() if fd not in outer[2]}
+    try:
+        run(streams.stdin)
+    finally:
+        if 1 in streams.touched:
+            shell.sink = outer[0]
+        if 2 in streams.touched:
+            shell.err_sink = outer[1]
+        for fd, stream in outer[2].items():
+            if stream is None:
+                shell.fds.pop(fd, None)
+            else:
+                shell.fds[fd] = stream
+
+
+def _exec(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> None:
+    """``exec`` with only redirections (XCU ``exec``): they hold for the rest of the shell. One
+    that fails ends dash (a special built-in's redirection error, 2.8.1), not ``bash -c``."""
+    streams = _open(shell, where, scope)
+    if streams is None:
+        shell.exited = shell.exited or not shell.bash
+        return
+    if 0 in streams.touched:
+        shell.stdin = streams.stdin
+    shell.sink, shell.err_sink, shell.fds = streams.out, streams.err, streams.fds
+    shell.status = 0
+
+
+def _open(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> _Streams | None:
+    """The descriptors with the redirections made, in order (None: one failed, its message written
+    and the status set): files created or truncated, ``2>&1``, then ``N<FILE``, ``N>FILE``,
+    ``N>&M`` / ``N<&M`` (a copy of M) and ``N>&-`` (closed)."""
     stdin = _stdin(shell, where, scope)
     if stdin is None:
-        return
-    targets = ((where.out, where.append), (where.err, where.err_append))
-    for target, append in targets:
+        return None
+    streams = _Streams(stdin, shell.sink, shell.err_sink, dict(shell.fds) if where.fds else shell.fds, set())
+    if where.stdin is not None or where.heredoc is not None:
+        streams.touched.add(0)
+    for fd, target, append in ((1, where.out, where.append), (2, where.err, where.err_append)):
         if target is None:
             continue
-        error = shell.files.get().write(resolve(shell.cwd, target), "", append=append)
-        if error is not None:
-            shell.error(f"sh: {error}")
-            shell.status = 2
-            return
-    outer = shell.sink, shell.err_sink
-    out: list[str] | None = [] if where.out is not None else shell.sink
-    err = ((out if out is not None else shell.captured) if where.err_to_out
-           else [] if where.err is not None else shell.err_sink)
-    shell.sink, shell.err_sink = out, err
-    try:
-        run(stdin)
-    finally:
-        shell.sink, shell.err_sink = outer
-        for target, text in ((where.out, out), (where.err, None if where.err_to_out else err)):
-            if target is not None and text:
-                shell.files.get().write(resolve(shell.cwd, target), "".join(text), append=True)
+        sink = _file_sink(shell, target, append)
+        if sink is None:
+            return None
+        if fd == 1:
+            streams.out = sink
+        else:
+            streams.err = sink
+        streams.touched.add(fd)
+    if where.err_to_out:
+        streams.err = streams.out if streams.out is not None else shell.captured
+        streams.touched.add(2)
+    for fd, op, target in where.fds:
+        if not _descriptor(shell, streams, fd, op, target):
+            return None
+    return streams
+
+
+def _file_sink(shell: Shell, target: str, append: bool) -> FileSink | None:
+    """``> FILE`` / ``>> FILE``: the file created (or truncated), then written as the command writes."""
+    path = resolve(shell.cwd, target)
+    files = shell.files.get()
+    error = files.write(path, "", append=append)
+    if error is not None:
+        shell.error(f"sh: {error}")
+        shell.status = 2
+        return None
+    return FileSink(lambda text: files.write(path, text, append=True))
+
+
+def _descriptor(shell: Shell, streams: _Streams, fd: int, op: str, target: str) -> bool:
+    """One redirection of descriptor ``fd``; False when it failed (a file that cannot be opened, a
+    copy of a descriptor not open: ``sh: N: Bad file descriptor``, status 2 in dash, 1 in bash)."""
+    stream: Stream | None
+    if target == "&-":
+        stream = Input() if fd == 0 else []
+        if fd > 2:
+            streams.fds.pop(fd, None)
+            streams.touched.add(fd)
+            return True
+    elif target.startswith("&"):
+        stream = _stream(shell, streams, target[1:])
+        if stream is None:
+            shell.error(f"{'bash' if shell.bash else 'sh'}: {target[1:]}: Bad file descriptor")
+            shell.status = 1 if shell.bash else 2
+            return False
+    elif op == "<":
+        content = shell.files.get().read(resolve(shell.cwd, target))
+        if content is None:
+            _cannot_open(shell, target)
+            return False
+        stream = Input(content)
+    else:
+        stream = _file_sink(shell, target, op == ">>")
+        if stream is None:
+            return False
+    streams.touched.add(fd)
+    if fd == 0:
+        streams.stdin = stream if isinstance(stream, Input) else Input()
+    elif fd in (1, 2):
+        sink = stream if isinstance(stream, list) else []  # written to an input: lost
+        if fd == 1:
+            streams.out = sink
+        else:
+            streams.err = sink
+    else:
+        streams.fds[fd] = stream
+    return True
+
+
+def _stream(shell: Shell, streams: _Streams, fd: str) -> Stream | None:
+    """What descriptor ``fd`` refers to now (None: it is not open, or not a number)."""
+    if not fd.isdigit():
+        return None
+    number = int(fd)
+    if number == 0:
+        return streams.stdin
+    if number == 1:
+        out = streams.out if streams.out is not None else shell.captured
+        return out if out is not None else LogSink(shell.log)
+    if number == 2:
+        return streams.err if streams.err is not None else LogSink(shell.log)
+    return streams.fds.get(number)
 
 
 def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) -> Input | None:
-    """The command's standard input: its ``< FILE`` (a missing one is dash's ``cannot open``,
+    """The command's standard input: its ``< FILE`` (a missing one: :func:`_cannot_open`,
     status 2, and the command does not run), its here-document (expanded unless its delimiter was
     quoted), or the shell's own."""
     if where.heredoc is not None:
@@ -200,10 +324,19 @@ def _stdin(shell: Shell, where: _Redirections, scope: MutableMapping[str, str]) 
         return shell.stdin
     content = shell.files.get().read(resolve(shell.cwd, where.stdin))
     if content is None:
-        shell.error(f"sh: cannot open {where.stdin}: No such file")
-        shell.status = 2
+        _cannot_open(shell, where.stdin)
         return None
     return Input(content)
+
+
+def _cannot_open(shell: Shell, target: str) -> None:
+    """A file to read that is not there: dash's ``cannot open``, status 2; bash's ``No such file or
+    directory``, status 1 (the command does not run)."""
+    if shell.bash:
+        shell.error(f"bash: {target}: No such file or directory")
+    else:
+        shell.error(f"sh: cannot open {target}: No such file")
+    shell.status = 1 if shell.bash else 2
 
 
 def _redirections(argv: list[Word]) -> tuple[list[Word], _Redirections]:
@@ -238,8 +371,12 @@ def _redirections(argv: list[Word]) -> tuple[list[Word], _Redirections]:
 
 
 def _redirect(where: _Redirections, fd: str, op: str, target: str) -> None:
-    """Note one redirection ``fd op target`` (``op`` one of ``<``, ``>``, ``>>``)."""
-    if op == "<":
+    """Note one redirection ``fd op target`` (``op`` one of ``<``, ``>``, ``>>``): a descriptor
+    above 2, a copy (``>&2``, ``<&3``) or a close (``3>&-``) among :attr:`_Redirections.fds`."""
+    number = int(fd) if fd.isdigit() else 0 if op == "<" else 1
+    if fd != "&" and (number > 2 or (target.startswith("&") and (number, target) != (2, "&1"))):
+        where.fds.append((number, op, target))
+    elif op == "<":
         where.stdin = target
     elif fd == "2":
         if target == "&1":

@@ -38,6 +38,7 @@ from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
+from kbatch.sim.shell_fds import LogSink, Stream, rebound
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_params import ParamError
@@ -144,6 +145,7 @@ class Shell:
         self.pids = Pids()  # the PID namespace's counter, shared with subshells (``shell_pids``)
         self.exec_pid: int | None = None  # the last command was external, forked as this PID
         self.trace_depth = 1  # bash's ``+`` count in a trace line: one more per command substitution
+        self.fds: dict[int, Stream] = {}  # descriptors 3 and above (:mod:`kbatch.sim.shell_fds`)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -153,6 +155,7 @@ class Shell:
         sub.functions, sub.frames = dict(self.functions), [dict(frame) for frame in self.frames]
         sub.bash, sub.pids, sub.environ = self.bash, self.pids, self.environ
         sub.trace_depth = self.trace_depth
+        sub.fds = {fd: LogSink(sub.log) if isinstance(s, LogSink) else s for fd, s in self.fds.items()}
         self.pids.fork()
         return sub
 
@@ -239,7 +242,8 @@ class Shell:
         variables = dict(scope)
         variables.pop(BACKGROUND_KEY, None)  # PIDs do not count (:mod:`kbatch.sim.shell_pids`)
         return (variables, self.status, self.cwd, version, max(0.0, self.background_end - self.duration),
-                id(self.stdin), self.stdin.pos)
+                id(self.stdin), self.stdin.pos,
+                tuple((fd, id(s), s.pos) for fd, s in self.fds.items() if isinstance(s, Input)))
 
     def skip_to_stop(self, first_line: int, started: float) -> None:
         """The iteration that began at ``started`` repeats unchanged until the one the stop signal
@@ -378,7 +382,8 @@ def _run_group(shell: Shell, node: Group, scope: MutableMapping[str, str]) -> No
         run_nodes(shell, node.body, scope)
         return
     sub = shell.subshell()
-    sub.sink, sub.err_sink, sub.captured = shell.sink, shell.err_sink, shell.captured
+    sub.sink, sub.err_sink = rebound(shell.sink, sub.log), rebound(shell.err_sink, sub.log)
+    sub.captured = shell.captured
     sub.open_line = shell.open_line
     inner = dict(scope)
     run_nodes(sub, node.body, inner)
@@ -517,6 +522,9 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
             going = _body(shell, node.body, scope)
             status = shell.status
             if not going or shell.exited:
+                break
+            run_nodes(shell, node.step, scope)
+            if shell.exited:
                 break
             if shell.fingerprint(scope) == before:
                 if shell.stop_matters() and shell.duration > started:

@@ -34,7 +34,16 @@ from typing import NamedTuple
 
 from kbatch.sim.shell_input import lift_heredocs
 from kbatch.sim.shell_scan import cuts, region_end
-from kbatch.sim.shell_words import DSEMI, Word, command_words, negation, split_pipeline, split_script, words
+from kbatch.sim.shell_words import (
+    DSEMI,
+    Word,
+    command_words,
+    join_lines,
+    negation,
+    split_pipeline,
+    split_script,
+    words,
+)
 
 __all__ = [
     "Background",
@@ -94,6 +103,7 @@ class While:
     body: tuple[Node, ...]
     until: bool = False  # ``until``: the body runs while the condition fails
     stdin: str = ""  # ``done < FILE`` / ``done <<WORD`` (``while read l; do …; done < f``)
+    step: tuple[Node, ...] = ()  # run after each iteration, ``continue`` too (bash's ``for ((…))``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +164,8 @@ class _Unsupported(Exception):
 def parse_script(script: str) -> tuple[Node, ...] | None:
     """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
     tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
-    items = [(tuple(chain), background) for chain, background in split_script(lift_heredocs(script))]
+    lists = split_script(join_lines(lift_heredocs(script)))
+    items = [(tuple(chain), background) for chain, background in lists]
     try:
         body, index = _block(items, 0, frozenset())
     except _Unsupported:
@@ -292,8 +303,41 @@ def _if(items: list[tuple[Chain, bool]], i: int) -> tuple[If, int]:
     return If(tuple(branches), orelse), _end(items, i, "fi")
 
 
-def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[For, int]:
+_ARITH_FOR = re.compile(r"^for\s*\(\(")
+
+
+def _arith_for(items: list[tuple[Chain, bool]], i: int) -> tuple[Node, int]:
+    """bash's ``for (( INIT ; COND ; STEP )) ; do LIST ; done`` (bash(1) "Compound Commands"): INIT,
+    then while COND is not 0 the list and STEP, read as ``(( INIT )); while (( COND )); do LIST;
+    done`` with STEP after each iteration, a ``continue`` too; an empty expression is 1."""
     chain, background = items[i]
+    text = chain[0][1].strip()
+    opening = text.index("((")
+    close = region_end(text, opening + 1, ")")
+    parts = text[opening + 2:close - 2].split(";") if close > 0 and text[close - 2:close] == "))" else []
+    rest = text[close:].strip() if parts else ""
+    if len(parts) != 3 or background or (len(chain) > 1 and not rest) or rest[:2] not in ("", "do"):
+        raise _Unsupported("for ((")
+    if rest:  # ``for ((…)) do echo``: the list goes on in this item
+        items[i] = (((";", rest), *chain[1:]), False)
+    else:
+        i += 1
+    _, i = _strip(items, i, "do")
+    body, i = _block(items, i, frozenset({"done"}))
+    init, condition, step = (part.strip() for part in parts)
+
+    def arith(expression: str) -> tuple[Node, ...]:
+        return (Simple(((";", f"(( {expression} ))"),)),) if expression else ()
+
+    loop = While(arith(condition or "1"), tuple(body), step=arith(step))
+    end = _end(items, i, "done")
+    return (Group((*arith(init), loop)) if init else loop), end
+
+
+def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[Node, int]:
+    chain, background = items[i]
+    if _ARITH_FOR.match(chain[0][1].strip()):
+        return _arith_for(items, i)
     found = _FOR.match(chain[0][1].strip())
     if found is None or len(chain) > 1 or background:
         raise _Unsupported("for")

@@ -63,6 +63,8 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
+    if name == "exec":  # only redirections: the shell's own descriptors (XCU ``exec``)
+        return not _operands(rest)
     return (name in KNOWN and env_modelled(name, _operands(rest))) or name in functions or "$" in name
 
 
@@ -103,7 +105,7 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
     if isinstance(node, For):
         return [node.body]
     if isinstance(node, While):
-        return [node.condition, node.body]
+        return [node.condition, node.body, node.step]
     if isinstance(node, Case):
         return [body for _, body in node.arms]
     if isinstance(node, Background | Redirected):

@@ -19,10 +19,43 @@ from typing import NamedTuple
 from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
 from kbatch.sim.shell_scan import COMMENT, FREE, cuts, scan
 
-__all__ = ["DSEMI", "Word", "command_words", "negation", "split_pipeline", "split_script", "words"]
+__all__ = ["DSEMI", "Word", "command_words", "join_lines", "negation", "split_pipeline", "split_script",
+           "words"]
 
 DSEMI = ";;"
 """The item :func:`split_script` yields for a ``case`` arm's terminator."""
+
+
+def join_lines(script: str) -> str:
+    """``script`` with each backslash-newline outside single quotes and comments removed (2.2.1: a
+    line continuation, before the script is split into tokens; ``echo a\\⏎b`` prints ``ab``)."""
+    if "\\\n" not in script:
+        return script
+    out: list[str] = []
+    pos, quote = 0, ""
+    while pos < len(script):
+        ch = script[pos]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+            out.append(ch)
+        elif ch == "\\":
+            pair = script[pos:pos + 2]
+            out.append("" if pair == "\\\n" else pair)
+            pos += 2
+            continue
+        elif ch == '"' or (ch == "'" and not quote):
+            quote = "" if quote else ch
+            out.append(ch)
+        elif ch == "#" and not quote and (pos == 0 or script[pos - 1] in " \t\n;&|()"):
+            end = script.find("\n", pos)
+            end = len(script) if end < 0 else end
+            out.append(script[pos:end])
+            pos = end
+            continue
+        else:
+            out.append(ch)
+        pos += 1
+    return "".join(out)
 
 
 def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:

@@ -18,10 +18,11 @@ SETUP = 'mkdir -p "$D" && cd "$D" && '
 """What a compared script starts with: into its scratch directory (``$D``)."""
 
 
-def real_output(shell: str, script: str, args: tuple[str, ...] = ()) -> tuple[str, int]:
+def real_output(shell: str, script: str, args: tuple[str, ...] = (), posix: bool = True) -> tuple[str, int]:
     """What ``shell -c SCRIPT [ARG…]`` prints (standard output and error together) and its exit
-    status, run in a fresh directory ``$D``, also its working directory, with ``LC_ALL=C``."""
-    argv = [shell, "--posix", "-c", script, *args] if shell == "bash" else [shell, "-c", script, *args]
+    status, run in a fresh directory ``$D``, also its working directory, with ``LC_ALL=C``
+    (bash in POSIX mode unless not ``posix``)."""
+    argv = [shell, *(["--posix"] if shell == "bash" and posix else []), "-c", script, *args]
     with tempfile.TemporaryDirectory() as scratch:
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "D": scratch}
         done = subprocess.run(argv, capture_output=False, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
