@@ -9,6 +9,11 @@ the wider end's width when either end has a leading zero; the increment's sign i
 single letters (``{a..e..2}``). Anything else stays as written (``{}``, ``{a}``, ``{1..x}``); a
 ``${ }`` is no brace; nor is an assignment word's value (``x={a,b}``). :func:`brace_words` reads
 the words with :func:`~kbatch.sim.shell_scan.scan`, so quoted braces are literal (``"{a,b}"``).
+
+Which ``}`` closes a ``{`` follows bash's ``brace_gobbler`` (``braces.c``): at the outer level a
+``}`` closes only once a ``,`` or a ``..`` not right before a ``}`` has been seen, and is literal text
+before that (``a{},}`` is ``a} a``, ``{a}b,c}`` is ``a}b c``); a ``{`` that starts a word and is
+followed by ``}`` opens nothing (``{},a}`` stays as written).
 """
 
 from __future__ import annotations
@@ -39,7 +44,8 @@ def brace_words(text: str) -> str:
         elif blank and start is not None:
             word = text[start:pos]
             prefix = prefix and _ASSIGNMENT.match(word) is not None
-            out.append(word if prefix else " ".join(expand_braces(word)))
+            # an empty alternative is an unquoted null word, which word splitting drops ({,} is no word)
+            out.append(word if prefix else " ".join(w for w in expand_braces(word) if w))
             out.append(ch)
             start = None
         elif blank:
@@ -51,7 +57,7 @@ def expand_braces(word: str) -> list[str]:
     """The words ``word`` brace-expands to (``[word]`` when it has no brace to expand)."""
     syntax = [(pos, ch) for pos, ch, depth, kind in scan(word) if kind == FREE and depth == 0 and ch in "{},"]
     for index, (open_at, ch) in enumerate(syntax):
-        if ch != "{":
+        if ch != "{" or (open_at == 0 and word[1:2] == "}"):
             continue
         found = _alternatives(word, syntax[index + 1:], open_at)
         if found is None:
@@ -80,11 +86,27 @@ def _alternatives(word: str, after: list[tuple[int, str]], open_at: int) -> tupl
             if commas:
                 cuts = [open_at, *commas, pos]
                 return pos, [word[a + 1:b] for a, b in pairwise(cuts)]
+            if not _ranged(inner):
+                continue  # no separator yet: this } is text
             sequence = _sequence(inner)
             return None if sequence is None else (pos, sequence)
         elif ch == "," and not level:
             commas.append(pos)
     return None
+
+
+def _ranged(inner: str) -> bool:
+    """Whether ``inner`` has a ``..`` outside nested braces with text after it (which, like a comma,
+    lets the next outer ``}`` close the expression)."""
+    level = 0
+    for pos, ch in enumerate(inner):
+        if ch == "{":
+            level += 1
+        elif ch == "}" and level:
+            level -= 1
+        elif not level and inner.startswith("..", pos) and pos + 2 < len(inner):
+            return True
+    return False
 
 
 def _sequence(inner: str) -> list[str] | None:

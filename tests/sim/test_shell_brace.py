@@ -20,6 +20,10 @@ _BASH = ("bash",)
     "echo ${x:-{a,b}} x={p,q}; y={1,2}; echo $y; for i in {a,b}{1,2}; do echo -n $i; done; echo",
     "a=({x..z}); echo ${a[@]} {-2..2} {-05..5..5} {,a} {a,} '{'a,b'}' \\{a,b}",
     "mkdir -p d; touch d/{1,2}.txt; echo d/*.txt; v=q; echo {$v,r}s",
+    # bash's brace_gobbler: a } before any separator is text; a word-initial {} opens nothing;
+    # empty alternatives are null words that word splitting drops
+    "echo a{},} {},a} x{}y {{},a} a{b,{},c}d {a,}} {}, {a}b,c} {a}..b} a{1..3}} {1..3..}} {{a,b}}",
+    "echo [{,}] [a{,}] [{,,}b]; set -- {,}; echo $#",
 ])
 def test_brace_expansion_agrees_with_bash(script: str) -> None:
     agree('mkdir -p "$D" && cd "$D" && ' + script, _BASH, as_bash=True)
