@@ -1,7 +1,8 @@
 """The effectful half of the endpoints controller (kubernetes ``pkg/controller/endpoint/
 endpoints_controller.go`` ``syncService``; the subsets are :mod:`.subsets`).
 
-A Service that is gone takes its Endpoints with it (deleted by name: Endpoints carry no owner
+Requests are Services (the keys :mod:`.leftovers` queues at start are the Services of the Endpoints
+then present). A Service that is gone takes its Endpoints with it (deleted by name: Endpoints carry no owner
 reference). An ``ExternalName`` Service or one without a selector is left alone. Otherwise the
 Endpoints named after the Service is created or updated when its subsets, its labels (the Service's,
 plus ``service.kubernetes.io/headless`` for a headless one) or its over-capacity annotation are not
@@ -27,16 +28,13 @@ from kbatch.api.core_v1 import (
 from kbatch.api.errors import NAMESPACE_TERMINATING_CAUSE, NotFound, StatusError, has_status_cause
 from kbatch.api.frozen import edit
 from kbatch.api.meta import ObjectMeta
+from kbatch.controllers.endpoint.leftovers import request_of
 from kbatch.controllers.endpoint.subsets import capacity_annotation_correct, desired_subsets, truncate
 from kbatch.controllers.endpointslice.trigger_time import TriggerTimeTracker, format_trigger_time
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["EndpointsController"]
-
-# the leader-election record of an Endpoints lock (client-go resourcelock): never a leftover
-LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
-
 
 class EndpointsController:
     def __init__(self, ctx: ControllerContext) -> None:
@@ -45,10 +43,9 @@ class EndpointsController:
 
     @staticmethod
     def for_endpoints(ep: Any) -> list[Request]:
-        """Endpoints creates (the initial list: ``checkLeftoverEndpoints``) and deletes → the Service."""
-        if LEADER_ANNOTATION in (ep.metadata.annotations or {}):
-            return []
-        return [Request(ep.metadata.namespace or "", ep.metadata.name or "")]
+        """``onEndpointsDelete``: a deleted Endpoints queues the Service of its name (any Endpoints,
+        a leader-election lock too); creates and updates queue nothing (:mod:`.leftovers`)."""
+        return [request_of(ep)]
 
     def reconcile(self, request: Request) -> None:
         try:
