@@ -48,3 +48,15 @@ def test_endpoints_applied_before_their_service_survive(tmp_path: Path) -> None:
     kbatch_ok(tmp_path, "delete", "service", "ext")  # syncService: the Service gone takes them
     kbatch_ok(tmp_path, "advance", "5s")
     assert kbatch_process(tmp_path, "get", "endpoints", "ext").returncode != 0
+
+
+def test_a_restore_of_objects_only_starts_the_controller_afresh(tmp_path: Path) -> None:
+    """An ``--objects-only`` snapshot restores objects, not the running controllers: they start over
+    them, and ``checkLeftoverEndpoints`` deletes the Endpoints that still have no Service."""
+    (tmp_path / "ep.yaml").write_text(ENDPOINTS)
+    state, snapshot = tmp_path / "state", tmp_path / "objects.snap"
+    kbatch_ok(state, "apply", "-f", str(tmp_path / "ep.yaml"))
+    kbatch_ok(state, "snapshot", "save", str(snapshot), "--objects-only")
+    assert _endpoints_row(state) == ["ext", "192.0.2.10:8080"]
+    kbatch_ok(state, "snapshot", "restore", str(snapshot))  # the controllers start, and settle
+    assert kbatch_process(state, "get", "endpoints", "ext").returncode != 0
