@@ -77,8 +77,9 @@ def test_endpoints_before_their_selectorless_service_are_kept(cp: ControlPlane) 
     cp.advance(5)
     ep = cp.client.get(Endpoints, "foo", "default")
     assert [a.ip for a in ep.subsets[0].addresses] == ["6.7.8.9"]
-    assert [s.metadata.labels["kubernetes.io/service-name"] for s in cp.client.list(EndpointSlice, "default").items
-            if s.metadata.name != "kubernetes"] == ["foo"]
+    slices = cp.client.list(EndpointSlice, "default").items
+    assert [s.metadata.labels["kubernetes.io/service-name"] for s in slices
+            if s.metadata.name != "kubernetes"] == ["foo"]  # mirrored
 
 
 def test_the_service_going_takes_the_endpoints(cp: ControlPlane) -> None:
