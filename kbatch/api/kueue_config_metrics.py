@@ -30,8 +30,9 @@ from kbatch.api.errors import FieldError, Marshalled
 from kbatch.api.meta import LabelSelector
 from kbatch.api.validation import is_qualified_name
 
-__all__ = ["CLUSTER_QUEUE", "COHORT", "LOCAL_QUEUE", "SOURCE_KINDS", "UNTRACKED", "WORKLOAD", "ControllerMetrics",
-           "CustomLabel", "custom_label_errors", "parse_entries", "v1beta1_unknown", "workload_sources"]
+__all__ = ["CLUSTER_QUEUE", "COHORT", "LOCAL_QUEUE", "SOURCE_KINDS", "UNTRACKED", "WORKLOAD",
+           "ControllerMetrics", "CustomLabel", "custom_label_errors", "parse_entries", "v1beta1_unknown",
+           "workload_sources"]
 
 CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD = "ClusterQueue", "Cohort", "LocalQueue", "Workload"
 SOURCE_KINDS = (CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD)  # configapi.SourceKind, in name order

@@ -15,15 +15,18 @@ import pytest
 
 from tests.cli.conftest import Kbatch
 
-HEAD = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfeatureGates: {CustomMetricLabels: true}\n"
+HEAD = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
+        "featureGates: {CustomMetricLabels: true}\n")
 
 
 @pytest.mark.parametrize(("entry", "message"), [
     ("{name: team, sourceLabelKy: org/team}",
      'strict decoding error: unknown field "metrics.customLabels[0].sourceLabelKy"'),
-    ("{name: 1team}", "metrics.customLabels[0].name: Invalid value: \"1team\": must match ^[a-zA-Z][a-zA-Z0-9_]*$"),
+    ("{name: 1team}",
+     'metrics.customLabels[0].name: Invalid value: "1team": must match ^[a-zA-Z][a-zA-Z0-9_]*$'),
 ])
-def test_a_bad_custom_label_entry_is_one_clear_error(kb: Kbatch, tmp_path: Path, entry: str, message: str) -> None:
+def test_a_bad_custom_label_entry_is_one_clear_error(kb: Kbatch, tmp_path: Path, entry: str,
+                                                     message: str) -> None:
     bad = tmp_path / "kueue.yaml"
     bad.write_text(HEAD + f"metrics:\n  customLabels:\n  - {entry}\n")
     res = kb("--kueue-config", str(bad), "nodes", "add")

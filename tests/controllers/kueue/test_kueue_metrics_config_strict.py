@@ -33,8 +33,10 @@ def _load(metrics: dict[str, Any], version: str = V1BETA2) -> str:
 
 
 @pytest.mark.parametrize(("metrics", "path"), [
-    ({"customLabels": [{"name": "team", "sourceLabelKy": "org/team"}]}, "metrics.customLabels[0].sourceLabelKy"),
-    ({"customLabels": [{"name": "a"}, {"name": "b", "trackedValue": ["x"]}]}, "metrics.customLabels[1].trackedValue"),
+    ({"customLabels": [{"name": "team", "sourceLabelKy": "org/team"}]},
+     "metrics.customLabels[0].sourceLabelKy"),
+    ({"customLabels": [{"name": "a"}, {"name": "b", "trackedValue": ["x"]}]},
+     "metrics.customLabels[1].trackedValue"),
     ({"enableClusterQueueResource": True}, "metrics.enableClusterQueueResource"),
     ({"localQueueMetrics": {"enabled": True}}, "metrics.localQueueMetrics.enabled"),
     ({"localQueueMetrics": {"localQueueSelector": {"matchLabel": {"a": "b"}}}},
@@ -57,10 +59,12 @@ def test_a_value_of_the_wrong_type_is_refused_before_validation() -> None:
 
 
 def test_known_fields_decode_and_reach_the_settled_configuration() -> None:
+    selector = {"matchLabels": {"team": "a"}}
+    prio = {"name": "prio", "sourceKind": "Workload", "sourceAnnotationKey": "x/prio",
+            "trackedValues": ["high"]}
     metrics = {"bindAddress": ":8443", "enableClusterQueueResources": True,
-               "localQueueMetrics": {"enable": True, "localQueueSelector": {"matchLabels": {"team": "a"}}},
-               "customLabels": [{"name": "team"}, {"name": "prio", "sourceKind": "Workload",
-                                                   "sourceAnnotationKey": "x/prio", "trackedValues": ["high"]}]}
+               "localQueueMetrics": {"enable": True, "localQueueSelector": selector},
+               "customLabels": [{"name": "team"}, prio]}
     cfg = load({"apiVersion": V1BETA2, "kind": "Configuration", "metrics": metrics})
     assert cfg.metrics == metrics
 
@@ -69,7 +73,8 @@ def test_v1beta1_entries_have_no_source_kind_nor_tracked_values() -> None:
     v1beta1 = "config.kueue.x-k8s.io/v1beta1"
     entry = {"name": "team", "sourceKind": "Workload", "trackedValues": ["a"]}
     assert _load({"customLabels": [entry]}, v1beta1).endswith(
-        'unknown field "metrics.customLabels[0].sourceKind", unknown field "metrics.customLabels[0].trackedValues"')
+        'unknown field "metrics.customLabels[0].sourceKind", '
+        'unknown field "metrics.customLabels[0].trackedValues"')
     assert _load({"customLabels": [{"name": "team", "sourceLabelKey": "org/team"}]}, v1beta1) == ""
 
 
@@ -87,5 +92,5 @@ def test_a_misspelt_key_in_any_entry_is_named_by_its_path(names: list[str], data
     index = data.draw(st.integers(0, len(entries) - 1))
     key = data.draw(_KEYS.filter(lambda k: k not in KNOWN))
     entries[index][key] = "x"
-    assert _load({"customLabels": entries}) == (
-        f'invalid Kueue configuration: strict decoding error: unknown field "metrics.customLabels[{index}].{key}"')
+    assert _load({"customLabels": entries}) == ('invalid Kueue configuration: strict decoding error: '
+                                                f'unknown field "metrics.customLabels[{index}].{key}"')
