@@ -35,7 +35,7 @@ from kbatch.api.kueue_config_checks import (
     visibility_server_errors,
 )
 from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingModel, device_class_mappings
-from kbatch.api.kueue_config_metrics import custom_label_errors
+from kbatch.api.kueue_config_metrics import ControllerMetrics, custom_label_errors, v1beta1_unknown
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -161,9 +161,9 @@ class Configuration(KubeModel):
     feature_gates: dict[str, bool] | None = None
     object_retention_policies: ObjectRetentionPolicies | None = None
     # the manager process's settings: accepted, not acted on
+    metrics: ControllerMetrics | None = None  # decoded strictly; acted on (kueue_config_metrics)
     webhook: _Opaque = None
     leader_election: _Opaque = None
-    metrics: _Opaque = None
     health: _Opaque = None
     pprof_bind_address: str | None = None
     controller: _Opaque = None
@@ -216,7 +216,7 @@ class KueueConfig:
     feature_gates: Mapping[str, bool] = field(default_factory=dict)
     retention_after_finished: float | None = None
     retention_after_deactivated: float | None = None
-    # ``metrics`` as given (``ControllerMetrics``: ``enableClusterQueueResources``,
+    # ``metrics`` as decoded (``ControllerMetrics``: ``enableClusterQueueResources``,
     # ``localQueueMetrics``, ``customLabels`` checked by kueue_config_metrics), read by
     # kbatch.controllers.kueue.metrics; the rest of it is the process's
     metrics: Mapping[str, Any] = field(default_factory=dict)
@@ -289,7 +289,7 @@ def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value of the wrong type
     fails first; otherwise every unknown field is reported at once, sorted, as
     ``runtime.NewStrictDecodingError`` prints them."""
-    unknown = [] if v1beta1 else _v1beta1_only(data)
+    unknown = v1beta1_unknown(data) if v1beta1 else _v1beta1_only(data)
     try:
         cfg = Configuration.model_validate(dict(data))
     except ValidationError as err:
@@ -548,7 +548,8 @@ def load(
     errs += multikueue_errors(cfg.multi_kueue)
     errs += internal_cert_errors(cfg.internal_cert_management)
     errs += visibility_server_errors(cfg.visibility_server)
-    errs += custom_label_errors(cfg.metrics)
+    metrics = cfg.metrics.model_dump(exclude_none=True) if cfg.metrics is not None else {}
+    errs += custom_label_errors(metrics)
     out = KueueConfig(
         api_version=api_version,
         namespace=namespace,
@@ -566,7 +567,7 @@ def load(
         feature_gates=dict(cfg.feature_gates or {}),
         retention_after_finished=finished,
         retention_after_deactivated=deactivated,
-        metrics=dict(cfg.metrics or {}),
+        metrics=metrics,
         multi_kueue=dict(cfg.multi_kueue or {}),
     )
     if errs:

@@ -9,6 +9,12 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``apis/config/v1beta2/configuration_type
 key read (or the name) a valid label key; up to 16 ``trackedValues`` (a Workload entry: 1 to 12),
 none twice; up to 6 entries per kind (2 for Workload), an unknown kind refused. Messages, field paths
 and rendered values are upstream's (an entry, or the list, rendered as Go marshals the struct).
+
+The section is decoded strictly, as the rest of the Configuration (``serializer.EnableStrict`` in
+``pkg/config/config.go`` ``fromFile``): :class:`ControllerMetrics` is ``ControllerMetrics`` of
+``configuration_types.go``, so a misspelt field anywhere in it (``metrics.customLabels[0].sourceKnd``)
+is an ``unknown field``; a v1beta1 file's entries have no ``sourceKind`` nor ``trackedValues``
+(``apis/config/v1beta1``), so there those two are unknown fields too (:func:`v1beta1_unknown`).
 """
 
 from __future__ import annotations
@@ -19,11 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.api.base import KubeModel
 from kbatch.api.errors import FieldError, Marshalled
+from kbatch.api.meta import LabelSelector
 from kbatch.api.validation import is_qualified_name
 
-__all__ = ["CLUSTER_QUEUE", "COHORT", "LOCAL_QUEUE", "SOURCE_KINDS", "UNTRACKED", "WORKLOAD", "CustomLabel",
-           "custom_label_errors", "parse_entries", "workload_sources"]
+__all__ = ["CLUSTER_QUEUE", "COHORT", "LOCAL_QUEUE", "SOURCE_KINDS", "UNTRACKED", "WORKLOAD",
+           "ControllerMetrics", "CustomLabel", "custom_label_errors", "parse_entries", "v1beta1_unknown",
+           "workload_sources"]
 
 CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD = "ClusterQueue", "Cohort", "LocalQueue", "Workload"
 SOURCE_KINDS = (CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD)  # configapi.SourceKind, in name order
@@ -34,6 +43,41 @@ MAX_TRACKED = 16
 MAX_TRACKED_WORKLOAD = 12
 MAX_PER_KIND = {WORKLOAD: 2, LOCAL_QUEUE: 6, CLUSTER_QUEUE: 6, COHORT: 6}
 _NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_]*")
+
+
+class ControllerMetricsCustomLabel(KubeModel):
+    """``ControllerMetricsCustomLabel`` on the wire (values checked by :func:`custom_label_errors`)."""
+
+    name: str | None = None
+    source_label_key: str | None = None
+    source_annotation_key: str | None = None
+    source_kind: str | None = None  # v1beta2 only
+    tracked_values: list[str] | None = None  # v1beta2 only
+
+
+class LocalQueueMetrics(KubeModel):
+    enable: bool | None = None
+    local_queue_selector: LabelSelector | None = None
+
+
+class ControllerMetrics(KubeModel):
+    """``ControllerMetrics``: the Configuration's ``metrics`` section on the wire."""
+
+    bind_address: str | None = None
+    enable_cluster_queue_resources: bool | None = None
+    custom_labels: list[ControllerMetricsCustomLabel] | None = None
+    local_queue_metrics: LocalQueueMetrics | None = None
+
+
+_V1BETA2_ONLY = ("sourceKind", "trackedValues")
+
+
+def v1beta1_unknown(data: Mapping[str, Any]) -> list[str]:
+    """The fields of a v1beta1 Configuration's ``metrics.customLabels`` entries that only v1beta2
+    has: unknown to v1beta1's strict decoder."""
+    metrics = data.get("metrics")
+    raw = metrics.get("customLabels") if isinstance(metrics, Mapping) else None
+    return [f"{PATH}[{i}].{key}" for i, e in enumerate(_entries(raw)) for key in _V1BETA2_ONLY if key in e]
 
 
 @dataclass(frozen=True, slots=True)

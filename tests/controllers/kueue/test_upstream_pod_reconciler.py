@@ -9,14 +9,14 @@ case reaches its state the way a cluster would. Upstream's pods run with
 ``WorkloadIdentifierAnnotations`` off (group name as a label), as here.
 
 Not translated (not modelled, ``docs/kueue.md``): TopologyAwareScheduling and pod-index rows,
-prebuilt workloads, ``objectRetentionPolicies``, ``CustomMetricLabels`` annotations, admission-check
-messages as events and the owner-kind tables (RayCluster, ReplicaSet). The WaitForPodsReady
-condition rows, reclaimable pods, preemption events to every member and ``TestPod_IsActive`` (the
-``FastQuotaReleaseInPodIntegration`` rows) are in ``test_upstream_pod_pods_ready.py``. Not yet
-translated (time): the expectations rows. Rows whose input is a
-stored state no API path produces (a Workload already missing for pods that are gated and failed
-at once, a deleting pod of a group that still has no Workload) are left out; others are reached
-by the nearest user steps, said per test.
+prebuilt workloads, ``objectRetentionPolicies``, admission-check messages as events and the
+owner-kind tables (RayCluster, ReplicaSet). The WaitForPodsReady condition rows, reclaimable pods,
+preemption events to every member and ``TestPod_IsActive`` (the ``FastQuotaReleaseInPodIntegration``
+rows) are in ``test_upstream_pod_pods_ready.py``, the ``CustomMetricLabels`` annotation rows in
+``test_upstream_pod_custom_annotations.py``. Not yet translated (time): the expectations rows. Rows
+whose input is a stored state no API path produces (a Workload already missing for pods that are
+gated and failed at once, a deleting pod of a group that still has no Workload) are left out; others
+are reached by the nearest user steps, said per test.
 """
 
 from __future__ import annotations

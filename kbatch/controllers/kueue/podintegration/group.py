@@ -14,6 +14,9 @@ branches of ``Pod``: ``Load``, ``ConstructComposableWorkload``, ``FindMatchingWo
 * it is created once the group has ``total-count`` runnable pods (fewer: a ``ErrWorkloadCompose``
   warning, "'<g>' group has fewer runnable pods than expected"); failed pods are finalized, extra
   pods deleted ("ExcessPodDeleted"); members must share the queue name and the total count;
+  it carries the members' ``labelKeysToCopy`` labels and, with ``CustomMetricLabels``, the
+  ``metrics.customLabels`` Workload entries' annotation sources, merged over the members (two
+  members with different values for one key: no Workload, retried);
 * admitted: every gated member gets its role's pod set info and loses the gate; evicted: every
   running member gets ``TerminationTarget`` and is deleted; the reservation is released once no
   member runs;
@@ -29,6 +32,7 @@ branches of ``Pod``: ``Load``, ``ConstructComposableWorkload``, ``FindMatchingWo
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -50,7 +54,7 @@ from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.runtime.reconcile import Result
 
 __all__ = ["BY_GROUP", "MAX_POD_SETS", "GroupLabelsMismatch", "PodGroup", "PodGroupReconciler", "group_index",
-           "group_labels"]
+           "group_values"]
 
 BY_GROUP = "kueue-pod-group"  # Pod: "<namespace>/<group name>"
 MAX_POD_SETS = 18  # jobframework.MaxPodSets
@@ -501,11 +505,17 @@ class PodGroupReconciler:
         group, owned by every member, marked as a group's."""
         wl = self.single._construct(group, partial_admission=False)
         wl.metadata.name = group.name
+        settings = self.mgr.settings
         labels = {k: v for k, v in (wl.metadata.labels or {}).items() if k not in _MEMBER_LABELS}
-        labels.update(group_labels(group.pods, self.mgr.settings.label_keys_to_copy))
+        labels.update(group_values(group.pods, settings.label_keys_to_copy, P.labels_of, "label"))
         wl.metadata.labels = labels or None
         wl.metadata.owner_references = [_owner(p) for p in group.pods]
-        wl.metadata.annotations = {**(wl.metadata.annotations or {}), P.IS_GROUP_WORKLOAD: "true"}
+        # NewGroupWorkload copies no annotation of the first member's; with CustomMetricLabels
+        # (annotation_keys_to_copy is empty without it) the members' merged ones (getByKey)
+        copied = settings.annotation_keys_to_copy
+        annotations = {k: v for k, v in (wl.metadata.annotations or {}).items() if k not in copied}
+        annotations.update(group_values(group.pods, copied, P.annotations_of, "annotation"))
+        wl.metadata.annotations = {**annotations, P.IS_GROUP_WORKLOAD: "true"}
         return wl
 
     # --- conditions ---------------------------------------------------------------------------------
@@ -540,22 +550,25 @@ class PodGroupReconciler:
 
 
 class GroupLabelsMismatch(Exception):
-    """``errPodGroupLabelsMismatch``: a retried error (no event), like upstream's plain error."""
+    """``errPodGroupLabelsMismatch`` / ``errPodGroupAnnotationsMismatch``: a retried error (no
+    event), like upstream's plain errors."""
 
 
-def group_labels(pods: list[Pod], keys: tuple[str, ...]) -> dict[str, str]:
-    """``Pod.getByKey`` for a group: the ``labelKeysToCopy`` labels of every member merged; two
-    members with different values for one key are an error (upstream ``pod_controller.go``
-    ``ConstructComposableWorkload``; the group's Workload is not the first member's, so it carries
-    no ``kueue.x-k8s.io/job-uid`` either: ``NewGroupWorkload`` skips ``ConstructWorkload``)."""
+def group_values(pods: list[Pod], keys: tuple[str, ...], of: Callable[[Pod], Mapping[str, str]],
+                 what: str) -> dict[str, str]:
+    """``Pod.getByKey`` for a group: the ``keys`` of every member's labels or annotations (``of``)
+    merged; two members with different values for one key are an error (upstream
+    ``pod_controller.go`` ``ConstructComposableWorkload``; the group's Workload is not the first
+    member's, so it carries no ``kueue.x-k8s.io/job-uid`` either: ``NewGroupWorkload`` skips
+    ``ConstructWorkload``)."""
     merged: dict[str, str] = {}
     for pod in pods:
-        own = P.labels_of(pod)
+        own = of(pod)
         for key in keys:
             if key not in own:
                 continue
             if key in merged and merged[key] != own[key]:
-                raise GroupLabelsMismatch("constructing workload: pods have different label values")
+                raise GroupLabelsMismatch(f"constructing workload: pods have different {what} values")
             merged[key] = own[key]
     return merged
 
