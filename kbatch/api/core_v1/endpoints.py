@@ -14,12 +14,15 @@ from kbatch.api.core_v1.common import ObjectReference
 from kbatch.api.meta import Resource
 
 __all__ = ["ENDPOINTS_LAST_CHANGE_TRIGGER_TIME", "ENDPOINTS_OVER_CAPACITY", "IS_HEADLESS_SERVICE",
-           "EndpointAddress", "EndpointSubset", "Endpoints", "EndpointsPort"]
+           "LEADER_ANNOTATION", "EndpointAddress", "EndpointSubset", "Endpoints", "EndpointsPort"]
 
 # k8s.io/api core/v1 annotation_key_constants.go, well_known_labels.go
 ENDPOINTS_LAST_CHANGE_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time"
 ENDPOINTS_OVER_CAPACITY = "endpoints.kubernetes.io/over-capacity"
 IS_HEADLESS_SERVICE = "service.kubernetes.io/headless"
+# client-go tools/leaderelection/resourcelock LeaderElectionRecordAnnotationKey: an Endpoints that is a
+# leader-election lock, which the endpoints and endpointslice-mirroring controllers leave alone
+LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 
 
 class EndpointAddress(KubeModel):

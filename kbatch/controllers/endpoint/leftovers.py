@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from kbatch.api.core_v1.endpoints import LEADER_ANNOTATION
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["LEADER_ANNOTATION", "leftover_requests", "request_of"]
-
-# the leader-election record of an Endpoints lock: never a leftover
-LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 
 
 def request_of(endpoints: Any) -> Request:

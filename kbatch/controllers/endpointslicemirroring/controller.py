@@ -22,6 +22,7 @@ import contextlib
 from typing import Any
 
 from kbatch.api.core_v1 import Endpoints, Service
+from kbatch.api.core_v1.endpoints import LEADER_ANNOTATION
 from kbatch.api.discovery_v1 import LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_SKIP_MIRROR, EndpointSlice
 from kbatch.api.errors import NAMESPACE_TERMINATING_CAUSE, NotFound, StatusError, has_status_cause
 from kbatch.controllers.endpointslicemirroring.desired import MAX_ENDPOINTS_PER_SUBSET
@@ -31,8 +32,6 @@ from kbatch.runtime.reconcile import Request
 
 __all__ = ["LEADER_ANNOTATION", "EndpointSliceMirroringController", "should_mirror"]
 
-# client-go resourcelock LeaderElectionRecordAnnotationKey
-LEADER_ANNOTATION = "control-plane.alpha.kubernetes.io/leader"
 _DELETED = "deleted"
 
 
