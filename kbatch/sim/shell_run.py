@@ -735,6 +735,21 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
     return out
 
 
+def _exec_command(shell: Shell, argv: list[str], scope: MutableMapping[str, str], stdin: Input | None) -> None:
+    """``exec CMD [ARG…]`` (XCU ``exec``; bash(1) "SHELL BUILTIN COMMANDS"): CMD replaces the
+    shell, so nothing after it runs, not even an ``EXIT`` trap (the shell is gone), and the
+    shell's status is CMD's. CMD is looked up as a program, never a function (dash and bash:
+    ``exec: f: not found``; such a script is not modelled: :func:`kbatch.sim.shell_vocab.modelled`).
+    In a subshell or a pipeline stage it ends only that one."""
+    functions, shell.functions = shell.functions, {}
+    try:
+        run_simple(shell, argv, scope, stdin)
+    finally:
+        shell.functions = functions
+    shell.traps.pop("EXIT", None)
+    shell.exited = True
+
+
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
     if "=" in argv[0] and all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>&-``
@@ -759,6 +774,9 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                     scope[name] = value
         return
     name, rest = argv[0], argv[1:]
+    if name == "exec" and rest:
+        _exec_command(shell, rest, scope, stdin)
+        return
     command = COMMANDS.get(name)
     function = shell.functions.get(name)
     external = function is None and (name in EXTERNAL or (command is None and name not in _BUILTIN_NAMES))
