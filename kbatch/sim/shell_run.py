@@ -735,7 +735,8 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
     return out
 
 
-def _exec_command(shell: Shell, argv: list[str], scope: MutableMapping[str, str], stdin: Input | None) -> None:
+def _exec_command(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
+                  stdin: Input | None) -> None:
     """``exec CMD [ARG…]`` (XCU ``exec``; bash(1) "SHELL BUILTIN COMMANDS"): CMD replaces the
     shell, so nothing after it runs, not even an ``EXIT`` trap (the shell is gone), and the
     shell's status is CMD's. CMD is looked up as a program, never a function (dash and bash:
