@@ -154,8 +154,8 @@ def _script_index(words: Sequence[str]) -> int | None:
     return index if has_c and index < len(words) else None
 
 
-_MODELLED_OPTIONS = {"pipefail": "set -o pipefail\n", "noglob": "set -f\n", "errexit": "set -e\n",
-                     "nounset": "set -u\n", "xtrace": "set -x\n"}
+_MODELLED_OPTIONS = {"pipefail": "set -o pipefail; ", "noglob": "set -f; ", "errexit": "set -e; ",
+                     "nounset": "set -u; ", "xtrace": "set -x; "}
 _OPTION_FLAGS = (("f", "noglob"), ("e", "errexit"), ("u", "nounset"), ("x", "xtrace"))
 """The command line's ``-x`` traces as the shell it names does (:mod:`kbatch.sim.shell_trace`):
 every kubernetes-sigs/jobset example runs ``bash -xc``, whose log then holds bash's trace lines."""
@@ -165,7 +165,8 @@ def _options_set(words: Sequence[str]) -> str:
     """The ``set`` commands that give the script the shell options its command line sets and the
     simulated shell models (``bash -o pipefail -c``, ``sh -fc``, ``sh -ec``, ``sh -uc``, ``bash
     -xc``): pathname expansion off, pipefail, errexit, nounset, xtrace (last: the others are set
-    before the script, untraced)."""
+    before the script, untraced). They share the script's first line, which its error messages
+    count from."""
     prelude: list[str] = []
     index = 0
     while index < len(words) and words[index][:1] in "-+" and words[index] not in ("", "-", "--"):

@@ -156,9 +156,13 @@ class _Parser:
                 self.tokens[self.pos + 1][0] == "o" and self.tokens[self.pos + 1][1] in _ASSIGN:
             name, op = self.tokens[self.pos][1], self.tokens[self.pos + 1][1]
             self.pos += 2
+            # ``b += b += 1``: bash reads ``b`` before the right side assigns it (expr.c ``exp0``
+            # fetches the left value first), dash after
+            before = self.variable(name) if live and op != "=" and self.bash else None
             value = self.expression(live)
             if op != "=":
-                value = _operate(op[:-1], self.variable(name), value) if live else 0
+                left = before if before is not None else self.variable(name) if live else 0
+                value = _operate(op[:-1], left, value) if live else 0
             value = wrap64(value)
             if live:
                 self.store(name, value)

@@ -104,7 +104,8 @@ def _lift(script: str, operators: list[_Operator], line_end: int) -> str:
     head = script[:line_end]
     for start, end, token in reversed(tokens):  # the last first: the others keep their places
         head = head[:start] + token + head[end:]
-    return head if line_end == len(script) else head + "\n" + "\n".join(lines[index:])
+    blank = "\n" * (index + 1)  # the body's lines stay as empty ones: the lines after keep their numbers
+    return head if line_end == len(script) else head + blank + "\n".join(lines[index:])
 
 
 def _line_operators(script: str) -> tuple[list[_Operator], int] | None:

@@ -83,7 +83,7 @@ def printf(fmt: str, args: list[str], bash: bool = False) -> tuple[str, list[str
     queue = list(args)
     try:
         while True:
-            used = _once(fmt, queue, out, errors, _BASH_FORMAT_ESCAPES if bash else "")
+            used = _once(fmt, queue, out, errors, bash)
             if not queue or not used:
                 break
     except _Stop as stop:
@@ -91,15 +91,15 @@ def printf(fmt: str, args: list[str], bash: bool = False) -> tuple[str, list[str
     return "".join(out), errors, 1 if errors else 0
 
 
-def _once(fmt: str, queue: list[str], out: list[str], errors: list[str], escaped: str) -> bool:
-    """The format applied once (``escaped``: characters a backslash makes plain); whether it took
-    any argument."""
+def _once(fmt: str, queue: list[str], out: list[str], errors: list[str], bash: bool) -> bool:
+    """The format applied once (``bash``: as bash's builtin reads it); whether it took any argument."""
+    escaped = _BASH_FORMAT_ESCAPES if bash else ""
     used = False
     pos = 0
     while pos < len(fmt):
         ch = fmt[pos]
         if ch == "\\":
-            text, pos = _escape(fmt, pos, in_format=True, escaped=escaped)
+            text, pos = _escape(fmt, pos, in_format=True, escaped=escaped, bash=bash)
             out.append(text)
             continue
         if ch != "%":
@@ -121,7 +121,7 @@ def _once(fmt: str, queue: list[str], out: list[str], errors: list[str], escaped
             errors.append(f"printf: %{fmt[spec.start() + 1:pos]}: invalid directive")
             raise _Stop
         used = used or bool(queue)
-        out.append(_convert(flags, width, precision, conversion, _take(queue), errors))
+        out.append(_convert(flags, width, precision, conversion, _take(queue), errors, bash))
     return used
 
 
@@ -130,7 +130,7 @@ def _take(queue: list[str]) -> str | None:
 
 
 def _convert(flags: str, width: str | None, precision: str | None, conversion: str, arg: str | None,
-             errors: list[str]) -> str:
+             errors: list[str], bash: bool = False) -> str:
     spec = "%" + flags + (width or "") + ("." + precision if precision is not None else "")
     if conversion in "sc":
         text = arg or ""
@@ -138,7 +138,7 @@ def _convert(flags: str, width: str | None, precision: str | None, conversion: s
     if conversion == "q":
         return (spec + "s") % shell_quote(arg or "")
     if conversion == "b":
-        text, stop = _escapes(arg or "")
+        text, stop = _escapes(arg or "", bash)
         result = (spec + "s") % text
         if stop:
             raise _Stop(result)
@@ -179,12 +179,15 @@ def _float(arg: str | None, errors: list[str]) -> float:
         return 0.0
 
 
-def _escape(text: str, pos: int, in_format: bool, escaped: str = "") -> tuple[str, int]:
+def _escape(text: str, pos: int, in_format: bool, escaped: str = "", bash: bool = False) -> tuple[str, int]:
     """The escape at ``pos`` (a backslash) and where the text goes on. In a format ``\\NNN`` has up
-    to three octal digits; in a ``%b`` argument ``\\0NNN``."""
+    to three octal digits; in a ``%b`` argument ``\\0NNN``. ``bash``: its hex escapes too."""
     nxt = text[pos + 1:pos + 2]
     if nxt in _SIMPLE_ESCAPES:
         return _SIMPLE_ESCAPES[nxt], pos + 2
+    if bash and (hexed := _HEX.match(text, pos)) is not None:
+        kind, digits = (group for group in hexed.groups() if group is not None)
+        return _hex_escape(kind, digits), hexed.end()
     if nxt and nxt in escaped:
         return nxt, pos + 2
     start = pos + 1 + (1 if not in_format and nxt == "0" else 0)
@@ -196,7 +199,24 @@ def _escape(text: str, pos: int, in_format: bool, escaped: str = "") -> tuple[st
     return "\\" + nxt, pos + 1 + len(nxt)
 
 
-def _escapes(text: str) -> tuple[str, bool]:
+_HEX = re.compile(r"\\(?:(x)([0-9A-Fa-f]{1,2})|(u)([0-9A-Fa-f]{1,4})|(U)([0-9A-Fa-f]{1,8}))")
+
+
+def _hex_escape(kind: str, digits: str) -> str:
+    """bash's ``\\xHH`` (a byte: one or two hex digits), ``\\uHHHH`` and ``\\UHHHHHHHH`` (a
+    character: up to four / eight), as its ``printf`` builtin reads them in the C locale (bash(1)
+    "SHELL BUILTIN COMMANDS" ``printf``, ``echo``'s escapes): a character past ASCII cannot be
+    written there, so it stays an escape, upper-cased and zero-padded (``\\u00E9``; ``\\U``
+    only past ``FFFF``)."""
+    value = int(digits, 16)
+    if kind == "x" or value < 0x80:
+        return chr(value)
+    if value >= 0x80000000:  # negative as bash's 32-bit wchar_t: nothing is written
+        return ""
+    return f"\\u{value:04X}" if value <= 0xFFFF else f"\\U{value:08X}"
+
+
+def _escapes(text: str, bash: bool = False) -> tuple[str, bool]:
     """A ``%b`` argument with its escapes converted, and whether ``\\c`` cut it."""
     out: list[str] = []
     pos = 0
@@ -207,6 +227,6 @@ def _escapes(text: str) -> tuple[str, bool]:
             continue
         if text[pos + 1:pos + 2] == "c":
             return "".join(out), True
-        piece, pos = _escape(text, pos, in_format=False)
+        piece, pos = _escape(text, pos, in_format=False, bash=bash)
         out.append(piece)
     return "".join(out), False

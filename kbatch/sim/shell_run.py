@@ -146,6 +146,9 @@ class Shell:
         self.exec_pid: int | None = None  # the last command was external, forked as this PID
         self.trace_depth = 1  # bash's ``+`` count in a trace line: one more per command substitution
         self.fds: dict[int, Stream] = {}  # descriptors 3 and above (:mod:`kbatch.sim.shell_fds`)
+        self.line = 1  # the script's line the running command is on (:meth:`error`'s prefix)
+        self.line_base = 0  # ... the lines of the script it runs counted after this one (``$( )``)
+        self.first_line = 1  # the line the running command starts on (a ``$( )`` in it counts from there)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -154,7 +157,8 @@ class Shell:
         sub.nounset, sub.xtrace = self.nounset, self.xtrace
         sub.functions, sub.frames = dict(self.functions), [dict(frame) for frame in self.frames]
         sub.bash, sub.pids, sub.environ = self.bash, self.pids, self.environ
-        sub.trace_depth = self.trace_depth
+        sub.trace_depth, sub.line, sub.line_base = self.trace_depth, self.line, self.line_base
+        sub.first_line = self.first_line
         sub.fds = {fd: LogSink(sub.log) if isinstance(s, LogSink) else s for fd, s in self.fds.items()}
         self.pids.fork()
         return sub
@@ -229,7 +233,10 @@ class Shell:
         self.offsets.extend([self.duration] * len(lines))
 
     def error(self, message: str) -> None:
-        """A message on standard error: a line of the log, unless redirected (``2> f``, ``2>&1``)."""
+        """A message on standard error: a line of the log, unless redirected (``2> f``, ``2>&1``).
+        The shell's own (``sh: …``, ``bash: …``) name the line of the script the command is on,
+        as dash (``sh: 3: …``) and ``bash -c`` (``bash: line 3: …``) do (:func:`line_prefixed`)."""
+        message = line_prefixed(message, self.line, self.bash)
         if self.err_sink is not None:
             self.err_sink.append(message + "\n")
         else:
@@ -421,7 +428,21 @@ def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> No
         run_chain(shell, node.rest, scope)
 
 
+def line_prefixed(message: str, line: int, bash: bool) -> str:
+    """The shell's own message (``sh: X`` or ``bash: X``) as a ``-c`` script's: dash's ``sh: LINE:
+    X`` (its ``error.c`` names the shell and the line it reads), ``bash -c``'s ``bash: line LINE:
+    X`` (its ``error.c`` adds ``line N`` when not interactive; bash(1) "SHELL BUILTIN COMMANDS").
+    Other messages (a utility's own, ``tee: …``) are left as they are."""
+    name, sep, rest = message.partition(": ")
+    if not sep or name not in ("sh", "bash"):
+        return message
+    return f"bash: line {line}: {rest}" if bash else f"sh: {line}: {rest}"
+
+
 def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
+    if node.lines[0]:  # dash names the line a command starts on, bash the one it ends on
+        shell.line = shell.line_base + (node.lines[1] if shell.bash else node.lines[0])
+        shell.first_line = shell.line_base + node.lines[0]
     if node.background:
         _run_background(shell, Simple(node.chain), scope)
     else:
@@ -584,7 +605,7 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
         return None
     sub = shell.subshell(capture=True)
-    sub.trace_depth += 1
+    sub.trace_depth, sub.line_base = sub.trace_depth + 1, shell.first_line - 1
     run_nodes(sub, nodes, dict(scope))
     shell.absorb(sub, shell.duration)
     shell.spend(sub.duration)
@@ -714,6 +735,22 @@ def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
     return out
 
 
+def _exec_command(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
+                  stdin: Input | None) -> None:
+    """``exec CMD [ARG…]`` (XCU ``exec``; bash(1) "SHELL BUILTIN COMMANDS"): CMD replaces the
+    shell, so nothing after it runs, not even an ``EXIT`` trap (the shell is gone), and the
+    shell's status is CMD's. CMD is looked up as a program, never a function (dash and bash:
+    ``exec: f: not found``; such a script is not modelled: :func:`kbatch.sim.shell_vocab.modelled`).
+    In a subshell or a pipeline stage it ends only that one."""
+    functions, shell.functions = shell.functions, {}
+    try:
+        run_simple(shell, argv, scope, stdin)
+    finally:
+        shell.functions = functions
+    shell.traps.pop("EXIT", None)
+    shell.exited = True
+
+
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                stdin: Input | None = None) -> None:
     if "=" in argv[0] and all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>&-``
@@ -738,6 +775,9 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
                     scope[name] = value
         return
     name, rest = argv[0], argv[1:]
+    if name == "exec" and rest:
+        _exec_command(shell, rest, scope, stdin)
+        return
     command = COMMANDS.get(name)
     function = shell.functions.get(name)
     external = function is None and (name in EXTERNAL or (command is None and name not in _BUILTIN_NAMES))

@@ -27,7 +27,8 @@ Simple(((";", "sleep 5"),)))``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
@@ -81,6 +82,8 @@ _FUNCTION = re.compile(r"^(?:function\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)\s*(
 class Simple:
     chain: Chain
     background: bool = False
+    lines: tuple[int, int] = field(default=(0, 0), compare=False, repr=False)  # the script's lines
+    # it starts and ends on ((0, 0): not known), for error messages only
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +167,39 @@ class _Unsupported(Exception):
 def parse_script(script: str) -> tuple[Node, ...] | None:
     """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
     tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
-    lists = split_script(join_lines(lift_heredocs(script)))
-    items = [(tuple(chain), background) for chain, background in lists]
+    spans: list[tuple[int, int]] = []
+    removed: list[int] = []
+    joined = join_lines(lift_heredocs(script), removed)
+    lists = split_script(joined, spans)
+    items = _Items((tuple(chain), background) for chain, background in lists)
+    items.lines = _line_numbers(joined, removed, spans)
     try:
         body, index = _block(items, 0, frozenset())
     except _Unsupported:
         return None
     return tuple(body) if index == len(items) else None
+
+
+def _line_numbers(joined: str, removed: list[int], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The lines of the script (1-based) each list's first and last characters are on, ``spans``
+    being places in ``joined``, the script with its continuations taken out (``removed``: where):
+    one counts as the newline it was (``a \\⏎b`` is on lines 1 and 2: dash names the first, bash
+    the last)."""
+    newlines = [pos for pos, ch in enumerate(joined) if ch == "\n"]
+
+    def line(pos: int) -> int:
+        return 1 + bisect_left(newlines, pos) + bisect_right(removed, pos)
+    return [(line(first), line(last)) for first, last in spans]
+
+
+class _Items(list[tuple[Chain, bool]]):
+    """The script's and-or lists, with the lines each starts and ends on (``lines``, in step)."""
+
+    lines: list[tuple[int, int]]
+
+
+def _lines(items: list[tuple[Chain, bool]], i: int) -> tuple[int, int]:
+    return items.lines[i] if isinstance(items, _Items) and i < len(items.lines) else (0, 0)
 
 
 def _head(item: tuple[Chain, bool]) -> tuple[str, str]:
@@ -206,7 +235,7 @@ def _block(items: list[tuple[Chain, bool]], i: int, stop: frozenset[str]) -> tup
         if _head(items[i])[0] in _COMPOUND or _FUNCTION.match(items[i][0][0][1].strip()):
             node, i = _compound(items, i, opening)
         else:
-            node, i = Simple(*items[i]), i + 1
+            node, i = Simple(*items[i], _lines(items, i)), i + 1
         if not isinstance(node, Simple) and items[i - 1][1]:
             node = Background(node)
         body.append(node)
@@ -280,8 +309,13 @@ def _subshell_items(items: list[tuple[Chain, bool]], i: int) -> None:
     close = region_end(text, 1, ")")
     if close < 0:
         raise _Unsupported("(")
-    inner = [(tuple(c), b) for c, b in split_script(text[1:close - 1])]
+    found: list[tuple[int, int]] = []
+    inner = [(tuple(c), b) for c, b in split_script(text[1:close - 1], found)]
     items[i:i + 1] = [(((";", "("),), False), *inner, (((";", ")" + text[close:]), *chain[1:]), background)]
+    if isinstance(items, _Items):  # the inner lists' lines counted from the line ``(`` is on
+        first, last = items.lines[i]
+        inside = [(first + text.count("\n", 0, a + 1), first + text.count("\n", 0, b + 1)) for a, b in found]
+        items.lines[i:i + 1] = [(first, first), *inside, (last, last)]
 
 
 def _if(items: list[tuple[Chain, bool]], i: int) -> tuple[If, int]:
@@ -441,7 +475,8 @@ def _opening(items: list[tuple[Chain, bool]], i: int) -> _Opening:
         if k == 0 and not negate and first == 0:
             return _Opening()
         items[i] = (((";", " | ".join(stages[first:])), *chain[k + 1:]), background)
-        return _Opening(Simple(chain[:k]) if k else None, separator, negate, tuple(stages[:first]))
+        lead = Simple(chain[:k], lines=_lines(items, i)) if k else None
+        return _Opening(lead, separator, negate, tuple(stages[:first]))
     return _Opening()
 
 

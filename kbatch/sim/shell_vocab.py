@@ -63,8 +63,10 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
-    if name == "exec":  # only redirections: the shell's own descriptors (XCU ``exec``)
-        return not _operands(rest)
+    if name == "exec":  # only redirections: the shell's own descriptors (XCU ``exec``); with a
+        operands = _operands(rest)  # command, that command (not a function), without options
+        return not operands or (not operands[0].startswith("-") and not ASSIGNMENT.match(operands[0])
+                                and modelled(operands))  # ``exec X=1 cmd``: ``X=1`` is the program
     return (name in KNOWN and env_modelled(name, _operands(rest))) or name in functions or "$" in name
 
 

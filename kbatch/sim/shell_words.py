@@ -26,9 +26,10 @@ DSEMI = ";;"
 """The item :func:`split_script` yields for a ``case`` arm's terminator."""
 
 
-def join_lines(script: str) -> str:
+def join_lines(script: str, removed: list[int] | None = None) -> str:
     """``script`` with each backslash-newline outside single quotes and comments removed (2.2.1: a
-    line continuation, before the script is split into tokens; ``echo a\\⏎b`` prints ``ab``)."""
+    line continuation, before the script is split into tokens; ``echo a\\⏎b`` prints ``ab``).
+    ``removed`` gets where each was, as a place in the result (to count the script's lines)."""
     if "\\\n" not in script:
         return script
     out: list[str] = []
@@ -41,6 +42,8 @@ def join_lines(script: str) -> str:
         elif ch == "\\":
             pair = script[pos:pos + 2]
             out.append("" if pair == "\\\n" else pair)
+            if pair == "\\\n" and removed is not None:
+                removed.append(sum(map(len, out)))
             pos += 2
             continue
         elif ch == '"' or (ch == "'" and not quote):
@@ -58,47 +61,57 @@ def join_lines(script: str) -> str:
     return "".join(out)
 
 
-def split_script(script: str) -> list[tuple[list[tuple[str, str]], bool]]:
+def split_script(script: str,
+                 spans: list[tuple[int, int]] | None = None) -> list[tuple[list[tuple[str, str]], bool]]:
     """``a; b && c & d`` → ``[([(";", "a")], False), ([(";", "b"), ("&&", "c")], True),
     ([(";", "d")], False)]``: and-or lists with whether ``&`` ended them, read by
     :func:`~kbatch.sim.shell_scan.scan` (quotes, escapes, ``$( )``, ``${ }``, ``( )`` and
     backquotes hold their separators; comments are dropped); a ``&`` inside a redirection
-    (``2>&1``, ``&>f``) is not a terminator."""
+    (``2>&1``, ``&>f``) is not a terminator. ``spans`` gets, for each list, where its first and its
+    last character other than white space are (an error message's line number is counted from them)."""
     lists: list[tuple[list[tuple[str, str]], bool]] = []
     chain: list[tuple[str, str]] = []
     buf: list[str] = []
     sep, skip = ";", -1
+    span = [-1, -1]  # the current list's first and last character other than white space
 
-    def flush(background: bool) -> None:
+    def flush(background: bool, pos: int) -> None:
         nonlocal chain
         chain.append((sep, "".join(buf).strip()))
         chain = [(s, c) for s, c in chain if c]
         if chain:
             lists.append((chain, background))
+            if spans is not None:
+                spans.append((pos, pos) if span[0] < 0 else (span[0], span[1]))
         chain = []
+        span[0] = span[1] = -1
 
     for pos, ch, depth, kind in scan(script, comments=True):
         if pos == skip or kind == COMMENT:
             continue
         if depth or kind != FREE or ch not in _SEPARATORS:
             buf.append(ch)
+            if not ch.isspace():
+                span[0], span[1] = pos if span[0] < 0 else span[0], pos
             continue
         two = script[pos:pos + 2]
         if two in ("&&", "||"):
             chain.append((sep, "".join(buf).strip()))
             sep, buf, skip = two, [], pos + 1
         elif two == DSEMI:
-            flush(background=False)
+            flush(False, pos)
             lists.append(([(";", DSEMI)], False))
+            if spans is not None:
+                spans.append((pos, pos))
             sep, buf, skip = ";", [], pos + 1
         elif ch == "\n" and _continued(buf, sep):
             buf.append(" ")
         elif ch in ";\n" or (ch == "&" and script[pos - 1:pos] not in ("<", ">", "|") and two != "&>"):
-            flush(background=ch == "&")
+            flush(ch == "&", pos)
             sep, buf = ";", []
         else:
             buf.append(ch)
-    flush(background=False)
+    flush(False, len(script))
     return lists
 
 

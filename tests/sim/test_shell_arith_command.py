@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kbatch.sim.command import interpret
 from kbatch.sim.shell_arith import ArithError, evaluate
-from tests.sim.real_shell import agree
+from tests.sim.real_shell import SHELLS, agree, real_output
 
 _BASH = ("bash",)
 
@@ -27,6 +27,8 @@ _BASH = ("bash",)
     "set -e; x=1; (( x )); echo alive; (( x - 1 )); echo never",
     "declare -A seen; for w in b a b; do (( seen[$w]++ )); done; echo ${seen[b]} ${seen[a]}; a=(5 6); "
     "(( a[1] += a[0] * 2 )); i=0; (( a[i+1]++ )); echo ${a[@]}",
+    # a compound assignment reads its variable before the right side assigns it (bash; dash after)
+    "b=-2; (( b += b += 1 )); echo $b; b=-2; (( b -= b = 5 )); echo $b; b=-2; (( b *= (b = 3) )); echo $b",
 ])
 def test_arithmetic_commands_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
@@ -37,6 +39,9 @@ def test_dash_arithmetic_is_kept_under_sh() -> None:
     assert interpret(["sh", "-c", "echo $((2**3))"]).exit_code == 2
     assert interpret(["sh", "-c", "i=1; echo $((--i))"]).logs == ("1",)  # ``-(-i)``
     assert interpret(["bash", "-c", "i=1; echo $((--i))"]).logs == ("0",)
+    if "dash" in SHELLS:  # dash reads b after the right side assigned it
+        assert real_output("dash", "b=-2; echo $(( b -= b = 5 ))")[0] == "0\n"
+    assert interpret(["sh", "-c", "b=-2; echo $(( b -= b = 5 ))"]).logs == ("0",)
     with pytest.raises(ArithError):
         evaluate("2 ** -1", {}, bash=True)
 

@@ -66,7 +66,7 @@ def test_export_assigns_as_it_exports() -> None:
 def test_a_readonly_variable_ends_the_script_as_each_shell_does() -> None:
     assert interpret(["sh", "-c", "readonly r=1; r=2; echo never"]).exit_code == 2
     run = interpret(["bash", "-c", "readonly r=1; r=2; echo never"])
-    assert (run.exit_code, run.logs) == (1, ("bash: r: readonly variable",))
+    assert (run.exit_code, run.logs) == (1, ("bash: line 1: r: readonly variable",))
 
 
 _KEY = st.text(st.sampled_from("abcxyz019_-."), min_size=1, max_size=4)

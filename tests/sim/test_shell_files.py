@@ -24,14 +24,14 @@ def logs(script: str) -> tuple[str, ...]:
     ("echo hidden > /dev/null; echo shown", ("shown",)),
     ("x=$(cat /tmp/none 2>/dev/null); [ -z \"$x\" ] && echo empty", ("empty",)),
     ("echo 42 > /tmp/n; n=$(cat /tmp/n); echo $((n + 1))", ("43",)),
-    ("echo hi > /nodir/f; echo $?", ("sh: can't create /nodir/f: nonexistent directory", "2")),
+    ("echo hi > /nodir/f; echo $?", ("sh: 1: can't create /nodir/f: nonexistent directory", "2")),
     ("mkdir -p /data/out && cd /data && echo r > out/x; ls; ls out; cat /data/out/x", ("out", "x", "r")),
     ("touch /tmp/t; [ -s /tmp/t ] || echo empty; [ -e /tmp/t ] && echo exists; rm /tmp/t; [ -e /tmp/t ] "
      "|| echo gone", ("empty", "exists", "gone")),
     ("[ -d /tmp ] && [ -d /etc ] && [ ! -d /tmp/x ] && echo dirs", ("dirs",)),
     ("ls /nope; echo $?", ("ls: cannot access '/nope': No such file or directory", "2")),
     # a failed redirection: dash's "cannot open", status 2, and the command does not run
-    ("cat < /tmp/none; echo $?", ("sh: cannot open /tmp/none: No such file", "2")),
+    ("cat < /tmp/none; echo $?", ("sh: 1: cannot open /tmp/none: No such file", "2")),
     ("echo in > /tmp/i; cat < /tmp/i", ("in",)),
     ("echo -n a > /tmp/p; cat /tmp/p; echo b", ("ab",)),  # no final newline: the line goes on
 ])
@@ -57,5 +57,5 @@ def test_mounted_files_come_from_the_factory_only_when_a_command_needs_them() ->
     assert built == []
     script = "ls /etc/config; cat /etc/config/sub/b; echo x > /etc/config/a"
     run = interpret(["sh", "-c", script], files=factory)
-    assert run.logs == ("a", "sub", "2", "sh: can't create /etc/config/a: Read-only file system")
+    assert run.logs == ("a", "sub", "2", "sh: 1: can't create /etc/config/a: Read-only file system")
     assert built == [1]

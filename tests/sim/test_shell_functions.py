@@ -57,8 +57,8 @@ def test_sh_c_operands_are_0_and_the_positional_parameters(script: str, args: tu
 
 
 @pytest.mark.parametrize(("script", "message"), [
-    ("local x=1; echo not", "sh: local: not in a function"),
-    ("f() { shift 2; }; f a; echo not", "sh: shift: can't shift that many"),
+    ("local x=1; echo not", "sh: 1: local: not in a function"),
+    ("f() { shift 2; }; f a; echo not", "sh: 1: shift: can't shift that many"),
 ])
 def test_special_builtin_errors_end_the_script_as_in_dash(script: str, message: str) -> None:
     assert simulated_output(script) == (message + "\n", 2)
@@ -72,7 +72,7 @@ def test_return_outside_a_function_exits_as_in_dash() -> None:
 
 def test_recursion_is_bounded_with_bash_s_message() -> None:
     run = interpret(["sh", "-c", "f() { f; }; f; echo not"])
-    assert run.logs == (f"sh: f: maximum function nesting level exceeded ({MAX_DEPTH})",)
+    assert run.logs == (f"sh: 1: f: maximum function nesting level exceeded ({MAX_DEPTH})",)
     assert run.exit_code == 2
     deep = interpret(["sh", "-c", f"f() {{ [ $1 -lt {MAX_DEPTH} ] && f $(( $1 + 1 )) || echo $1; }}; f 1"])
     assert deep.logs == (str(MAX_DEPTH),)

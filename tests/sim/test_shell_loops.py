@@ -92,7 +92,7 @@ def test_arithmetic_expansion(script: str, want: str) -> None:
 
 def test_an_arithmetic_error_exits_the_shell_with_2() -> None:
     assert outcome("echo before; echo $((1 / 0)); echo after") == (
-        0.0, 2, ("before", "sh: arithmetic expression: division by zero"))
+        0.0, 2, ("before", "sh: 1: arithmetic expression: division by zero"))
     assert sh("let 0").exit_code == 1 and sh("let 1").exit_code == 0
 
 

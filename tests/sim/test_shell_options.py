@@ -27,14 +27,14 @@ def test_nounset_agrees_with_real_shells(script: str) -> None:
     ("set -u; echo ${X#a}; echo after", "X"),
 ])
 def test_an_unset_parameter_ends_the_script_as_in_dash(script: str, name: str) -> None:
-    assert simulated_output(script) == (f"sh: {name}: parameter not set\n", 2)
+    assert simulated_output(script) == (f"sh: 1: {name}: parameter not set\n", 2)
     out, status = real_output("dash", script)
     assert status == 2 and out.endswith(f"{name}: parameter not set\n")
 
 
 def test_sh_u_c_sets_it_too() -> None:
     run = interpret(["sh", "-uc", "echo $1"])
-    assert (run.logs, run.exit_code) == (("sh: 1: parameter not set",), 2)
+    assert (run.logs, run.exit_code) == (("sh: 1: 1: parameter not set",), 2)
 
 
 @pytest.mark.parametrize("script", [

@@ -45,7 +45,7 @@ def test_read_options_agree_with_bash(script: str) -> None:
 def test_bad_read_operands_are_bashs_messages_and_status(script: str, status: str) -> None:
     sim, _ = simulated_output(script)
     real, _ = real_output("bash", script)
-    assert sim.replace("sh: ", "bash: line 1: ") == real
+    assert sim.replace("sh: 1: ", "bash: line 1: ") == real
     assert sim.splitlines()[-1] == status or script == "read -d"
 
 

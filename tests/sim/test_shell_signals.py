@@ -44,7 +44,7 @@ SCRIPTS = [
     # EXIT traps run when the shell exits, after a trapped signal's ``exit`` too
     ("trap 'echo cleanup' EXIT; trap 'exit 2' TERM; sleep 30 & wait", (10.0, 2, ("cleanup",))),
     # a bad condition: a special builtin's error exits the shell with 2
-    ("trap 'exit 0' NOPE; echo never", (0.0, 2, ("sh: trap: NOPE: bad trap",))),
+    ("trap 'exit 0' NOPE; echo never", (0.0, 2, ("sh: 1: trap: NOPE: bad trap",))),
 ]
 
 

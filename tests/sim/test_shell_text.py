@@ -79,7 +79,7 @@ def test_printf(fmt: str, args: list[str], out: str, status: int) -> None:
 
 
 def test_printf_errors_in_the_log() -> None:
-    assert _run("printf '%d\\n' x; echo $?") == (("0", "sh: printf: x: expected numeric value", "1"), 0)
+    assert _run("printf '%d\\n' x; echo $?") == (("0", "sh: 1: printf: x: expected numeric value", "1"), 0)
 
 
 PIPELINES = [

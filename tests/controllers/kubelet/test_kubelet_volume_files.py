@@ -111,7 +111,7 @@ def test_read_only_volumes_refuse_writes_and_the_container_layer_takes_them() ->
         "echo x > /etc/config/new; echo status $?; echo done > /tmp/marker; echo more >> /tmp/marker;"
         " cat /tmp/marker; [ -s /tmp/marker ] && exit 4",
         "[{name: config, mountPath: /etc/config}]", "[{name: config, configMap: {name: settings}}]")
-    assert logs.splitlines() == ["sh: can't create /etc/config/new: Read-only file system", "status 2",
+    assert logs.splitlines() == ["sh: 1: can't create /etc/config/new: Read-only file system", "status 2",
                                  "done", "more"]
     assert pod.status.container_statuses[0].state.terminated.exit_code == 4
 
