@@ -22,6 +22,7 @@ by :mod:`.watch_stream`) or, for tests, in the same process (:mod:`.inprocess`, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Secret
@@ -80,45 +81,34 @@ class _ClusterChecks:
         return [Request("", n) for n in checks_using_cluster(self.cache, cluster.metadata.name or "")]
 
 
-class _SecretClusters:
-    """Secret events in Kueue's namespace → the clusters whose kubeconfig it holds (``secretHandler``)."""
+class _ClustersNaming:
+    """Events of an object in Kueue's namespace → the MultiKueueClusters whose source names it
+    (``secretHandler`` for kubeconfig Secrets, ``clusterProfileHandler`` for ClusterProfiles)."""
 
-    def __init__(self, cache: Any, namespace: str) -> None:
-        self.cache, self.namespace = cache, namespace
+    def __init__(self, cache: Any, namespace: str, names: Callable[[Any], str | None]) -> None:
+        self.cache, self.namespace, self.names = cache, namespace, names
 
-    def __call__(self, secret: Secret) -> list[Request]:
-        if secret.metadata.namespace != self.namespace:
+    def __call__(self, obj: Any) -> list[Request]:
+        if obj.metadata.namespace != self.namespace:
             return []
+        name = obj.metadata.name
         out = []
         for cluster in self.cache.list(MultiKueueCluster):
             source = cluster.spec.cluster_source if cluster.spec else None
-            ref = source.kube_config if source else None
-            if (
-                ref is not None
-                and (ref.location_type or "Secret") == "Secret"
-                and ref.location == secret.metadata.name
-            ):
+            if source is not None and self.names(source) == name:
                 out.append(Request("", cluster.metadata.name or ""))
         return out
 
 
-class _ProfileClusters:
-    """ClusterProfile events in Kueue's namespace → the clusters naming it (``clusterProfileHandler``,
-    indexed upstream by ``UsingClusterProfiles``)."""
+def _kubeconfig_secret(source: Any) -> str | None:
+    """The Secret a cluster source's kubeconfig is read from, if it is read from one."""
+    ref = source.kube_config
+    return ref.location if ref is not None and (ref.location_type or "Secret") == "Secret" else None
 
-    def __init__(self, cache: Any, namespace: str) -> None:
-        self.cache, self.namespace = cache, namespace
 
-    def __call__(self, profile: ClusterProfile) -> list[Request]:
-        if profile.metadata.namespace != self.namespace:
-            return []
-        out = []
-        for cluster in self.cache.list(MultiKueueCluster):
-            source = cluster.spec.cluster_source if cluster.spec else None
-            ref = source.cluster_profile_ref if source else None
-            if ref is not None and ref.name == profile.metadata.name:
-                out.append(Request("", cluster.metadata.name or ""))
-        return out
+def _profile(source: Any) -> str | None:
+    ref = source.cluster_profile_ref
+    return ref.name if ref is not None else None
 
 
 def adapters_for(mgr: KueueManager) -> dict[str, MultiKueueAdapter]:
@@ -151,10 +141,10 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         b(CLUSTER_CONTROLLER)
         .describe("MultiKueue's clusters: remote clients and their Active condition")
         .for_(MultiKueueCluster)
-        .watches(Secret, _SecretClusters(ctx.cache, namespace))
+        .watches(Secret, _ClustersNaming(ctx.cache, namespace, _kubeconfig_secret))
     )
     if mgr.settings.on(CLUSTER_PROFILE_GATE) and profiles_served(ctx.registry):  # upstream: with the gate
-        clusters = clusters.watches(ClusterProfile, _ProfileClusters(ctx.cache, namespace))
+        clusters = clusters.watches(ClusterProfile, _ClustersNaming(ctx.cache, namespace, _profile))
     mgr.controllers[CLUSTER_CONTROLLER] = clusters.complete(mk.clusters)
     mgr.controllers[AC_CONTROLLER] = (
         b(AC_CONTROLLER)
