@@ -67,6 +67,17 @@ def _crd(document: dict[str, Any], out: dict[str, dict[str, dict[str, Any]]]) ->
             out[f"{spec['group']}/{version['name']}/{spec['names']['kind']}"] = paths
 
 
+def missing(mirrors: Path) -> list[str]:
+    """The sources whose mirror or ref is absent under ``mirrors`` (nothing to generate from)."""
+    gone = []
+    for mirror, ref, _directory, _prefix in SOURCES:
+        found = subprocess.run(["git", "-C", str(mirrors / mirror / "repo"), "rev-parse", "--verify",
+                                "--quiet", f"{ref}^{{commit}}"], capture_output=True)
+        if found.returncode != 0:
+            gone.append(f"{mirror.replace('+', '/')}@{ref}")
+    return gone
+
+
 def generate(mirrors: Path) -> dict[str, Any]:
     kinds: dict[str, dict[str, dict[str, Any]]] = {}
     sources: dict[str, str] = {}

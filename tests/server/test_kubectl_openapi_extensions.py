@@ -213,13 +213,17 @@ def test_no_component_without_a_name(documents: dict[str, Any]) -> None:
     assert "" not in documents["apis/kueue.x-k8s.io/v1beta2"]["components"]["schemas"]
 
 
-@pytest.mark.skipif(not (MIRROR / "kubernetes-sigs+kueue" / "repo").exists(), reason="no CRD mirrors")
 def test_generated_crd_extensions_are_current() -> None:
+    """Regenerating the table from the upstream CRDs gives the stored one (where the mirrors are here:
+    a clean machine has none, or only some, so the check skips rather than fails on a missing tag)."""
     sys.path.insert(0, str(ROOT / "tools"))
     try:
-        from gen_crd_extensions import OUT, generate
+        from gen_crd_extensions import OUT, generate, missing
     finally:
         sys.path.pop(0)
+    absent = missing(MIRROR)
+    if absent:
+        pytest.skip(f"no mirror of {', '.join(absent)}")
     fresh = generate(MIRROR)
     stored = json.loads(OUT.read_text())
     if fresh["source"] != stored["source"]:
