@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.alias_generators import to_camel
@@ -35,7 +35,10 @@ __all__ = [
     "private_fields_set",
     "share_fields_set",
     "time_fractions_read",
+    "wire_validate",
 ]
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 def parse_time(value: Any) -> datetime:
@@ -132,6 +135,14 @@ Time = Annotated[datetime, _TimeType(format_time)]
 MicroTime = Annotated[datetime, _TimeType(format_micro_time)]
 
 
+def wire_validate(model: type[_M], data: Any) -> _M:
+    """``data`` in wire shape decoded as ``model``. Only the wire (camelCase) names are fields here:
+    ``validate_by_name`` lets Python code build models by their snake_case names, but on the wire
+    ``active_deadline_seconds`` is no field of a JobSpec, so it is an extra (``extra_forbidden``),
+    the unknown field Go's decoder would find (strict: refused, warn: dropped with a warning)."""
+    return model.__pydantic_validator__.validate_python(data, by_name=False)  # type: ignore[no-any-return]
+
+
 class KubeModel(BaseModel):
     """Base of every kbatch model: camelCase on the wire, snake_case in Python, strict about extras."""
 
@@ -190,11 +201,12 @@ class KubeModel(BaseModel):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
-        return cls.model_validate(data)
+        """Decode a wire dict: camelCase names only (:func:`wire_validate`)."""
+        return wire_validate(cls, data)
 
     @classmethod
     def from_json(cls, data: bytes | str) -> Self:
-        return cls.__pydantic_validator__.validate_json(data)  # type: ignore[no-any-return]
+        return cls.__pydantic_validator__.validate_json(data, by_name=False)  # type: ignore[no-any-return]
 
     def clone(self) -> Self:
         """A deep copy that shares nothing mutable with ``self``."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kbatch.api.base import KubeModel
+from kbatch.api.base import KubeModel, wire_validate
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.kueue_config_checks import (
@@ -291,7 +291,7 @@ def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     ``runtime.NewStrictDecodingError`` prints them."""
     unknown = v1beta1_unknown(data) if v1beta1 else _v1beta1_only(data)
     try:
-        cfg = Configuration.model_validate(dict(data))
+        cfg = wire_validate(Configuration, dict(data))
     except ValidationError as err:
         errors = err.errors()
         wrong = [e for e in errors if e.get("type") != "extra_forbidden"]

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from kbatch.api.base import ApiInfo
+from kbatch.api.base import ApiInfo, wire_validate
 from kbatch.api.errors import BadRequest, StatusCause, StatusDetails
 from kbatch.api.go_base64 import CorruptInputError, std_decode
 from kbatch.api.meta import Resource
@@ -83,7 +83,7 @@ def decode_dict(model: type[T], data: dict[str, Any], field_validation: FieldVal
     for _ in range(8):
         try:
             # the validator itself: model_validate only adds a wrapper call (the same checks)
-            obj = model.__pydantic_validator__.validate_python(work)
+            obj = wire_validate(model, work)
             return _decode_bytes(obj), warnings
         except ValidationError as err:
             errors = _model_errors(err)

@@ -37,6 +37,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from kbatch.api.base import wire_validate
 from kbatch.api.errors import BadRequest
 from kbatch.api.meta import ObjectMeta, Resource
 from kbatch.apiserver.go_json import cannot_unmarshal, type_error
@@ -178,7 +179,7 @@ def _check_metadata(meta: Any, source: str) -> None:
     if not isinstance(meta, dict):
         raise _undecodable(source, cannot_unmarshal(meta, "metadataOnlyObject", "metadata", "v1.ObjectMeta"))
     try:
-        ObjectMeta.__pydantic_validator__.validate_python(meta)
+        wire_validate(ObjectMeta, meta)
     except ValidationError as err:
         for error in err.errors(include_url=False):
             text = type_error(ObjectMeta, error, prefix=("metadata",))

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from kbatch.api.base import KubeModel, time_fractions_read
+from kbatch.api.base import KubeModel, time_fractions_read, wire_validate
 from kbatch.api.errors import BadRequest, Conflict, FieldError, Invalid, UnsupportedMediaType
 from kbatch.api.go_fmt import go_value
 from kbatch.api.meta import ObjectMeta, Resource
@@ -248,10 +248,10 @@ def _decode_status_parts(kind: Kind, model: type[T], status_model: type[KubeMode
     if raw_status is None:
         return None  # no status at all: the field's default is the general path's business
     try:
-        meta = (ObjectMeta.__pydantic_validator__.validate_python(patched.get("metadata"))
+        meta = (wire_validate(ObjectMeta, patched.get("metadata"))
                 if "metadata" in base else copy_model(held.metadata))
         values = {"metadata": meta,
-                  "status": status_model.__pydantic_validator__.validate_python(raw_status)}
+                  "status": wire_validate(status_model, raw_status)}
     except ValidationError:
         return None
     return partial_instance(model, values)

@@ -38,7 +38,7 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from kbatch.api.base import KubeModel, _fields_set_of, _set_fields_set
+from kbatch.api.base import KubeModel, _fields_set_of, _set_fields_set, wire_validate
 from kbatch.api.errors import StatusError
 from kbatch.api.model_copy import alternatives, copy_value, generated
 from kbatch.api.quantity import Quantity
@@ -149,7 +149,7 @@ def _merge(base: Any, patch: dict[str, Any], strategic: bool, parent: str) -> An
 
 def _validate(model: type[M], data: dict[str, Any]) -> M:
     try:
-        return model.__pydantic_validator__.validate_python(data)  # type: ignore[no-any-return]
+        return wire_validate(model, data)
     except ValidationError:
         raise Fallback from None
 

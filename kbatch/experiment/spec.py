@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from kbatch.api.base import wire_validate
 from kbatch.api.quantity import parse_quantity
 from kbatch.experiment.errors import ExperimentError, field_path
 from kbatch.reporting.metrics import group_key
@@ -234,6 +235,6 @@ def _first_error(err: ValidationError) -> ExperimentError:
 def validate_point(doc: dict[str, Any]) -> Experiment:
     """The experiment of one point (sweep already resolved); raises :class:`ExperimentError`."""
     try:
-        return Experiment.model_validate(doc)
+        return wire_validate(Experiment, doc)
     except ValidationError as err:
         raise _first_error(err) from None

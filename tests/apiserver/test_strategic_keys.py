@@ -51,7 +51,8 @@ def test_variables_merge_for_validating_replace_for_mutating() -> None:
     assert [v["name"] for v in _patch(MAP, live, patch)["spec"]["variables"]] == ["b"]
 
 
-@pytest.mark.skipif(not all((MIRROR / name / "repo").exists() for name in ("kubernetes+api", "kubernetes+apimachinery")),
+@pytest.mark.skipif(not all((MIRROR / name / "repo").exists()
+                            for name in ("kubernetes+api", "kubernetes+apimachinery")),
                     reason="no k8s.io/api and k8s.io/apimachinery mirrors")
 def test_generated_file_is_current() -> None:
     sys.path.insert(0, str(ROOT / "tools"))

@@ -94,3 +94,31 @@ def test_server_side_apply_refuses_undeclared_fields_whatever_the_directive(serv
                          headers={"content-type": "application/apply-patch+yaml"}, content=bad)
     assert status.status_code == 500 and "reason" not in status.json()
 
+
+
+# A field's Go (snake_case) spelling is no field on the wire: kbatch's models accept Python names in
+# Python code, but a body's ``active_deadline_seconds`` is as unknown to the server as ``foo``.
+SNAKE = (JOB % "snake").replace("suspend: true", "suspend: true\n  active_deadline_seconds: 5")
+
+
+def test_a_snake_case_name_is_an_unknown_field_to_kubectl_apply(served: Any) -> None:
+    out = kubectl(served, "apply", "-f", "-", input_=SNAKE, check=False)
+    assert out.returncode == 1
+    assert out.stderr == ('Error from server (BadRequest): error when creating "STDIN": Job in version "v1" '
+                          'cannot be handled as a Job: strict decoding error: unknown field '
+                          '"spec.active_deadline_seconds"\n')
+    assert kubectl(served, "get", "job", "snake", check=False).returncode == 1  # nothing written
+
+
+def test_a_snake_case_name_is_warned_and_dropped_outside_strict(served: Any, job: str) -> None:
+    out = kubectl(served, "patch", "job", "unknown", "--type", "merge", "-p", '{"spec":{"backoff_limit":1}}')
+    assert 'Warning: unknown field "spec.backoff_limit"' in out.stderr
+    got = json.loads(kubectl(served, "get", "job", "unknown", "-o", "json").stdout)["spec"]
+    assert got["backoffLimit"] == 6 and "backoff_limit" not in got
+
+
+def test_server_side_apply_does_not_declare_a_snake_case_name(served: Any) -> None:
+    out = kubectl(served, "apply", "--server-side", "-f", "-", input_=SNAKE, check=False)
+    assert out.returncode == 1
+    assert out.stderr == ('Error from server: failed to create typed patch object (default/snake; batch/v1, '
+                          'Kind=Job): .spec.active_deadline_seconds: field not declared in schema\n')

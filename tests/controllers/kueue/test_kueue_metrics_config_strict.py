@@ -20,8 +20,7 @@ from kbatch.api.errors import Invalid
 from kbatch.api.kueue_config import load
 
 V1BETA2 = "config.kueue.x-k8s.io/v1beta2"
-KNOWN = {"name", "sourceLabelKey", "sourceAnnotationKey", "sourceKind", "trackedValues",
-         "source_label_key", "source_annotation_key", "source_kind", "tracked_values"}
+KNOWN = {"name", "sourceLabelKey", "sourceAnnotationKey", "sourceKind", "trackedValues"}
 
 
 def _load(metrics: dict[str, Any], version: str = V1BETA2) -> str:
@@ -38,6 +37,9 @@ def _load(metrics: dict[str, Any], version: str = V1BETA2) -> str:
     ({"customLabels": [{"name": "a"}, {"name": "b", "trackedValue": ["x"]}]},
      "metrics.customLabels[1].trackedValue"),
     ({"enableClusterQueueResource": True}, "metrics.enableClusterQueueResource"),
+    ({"customLabels": [{"name": "team", "source_label_key": "org/team"}]},  # the Go/Python spelling
+     "metrics.customLabels[0].source_label_key"),
+    ({"enable_cluster_queue_resources": True}, "metrics.enable_cluster_queue_resources"),
     ({"localQueueMetrics": {"enabled": True}}, "metrics.localQueueMetrics.enabled"),
     ({"localQueueMetrics": {"localQueueSelector": {"matchLabel": {"a": "b"}}}},
      "metrics.localQueueMetrics.localQueueSelector.matchLabel"),
@@ -94,3 +96,16 @@ def test_a_misspelt_key_in_any_entry_is_named_by_its_path(names: list[str], data
     entries[index][key] = "x"
     assert _load({"customLabels": entries}) == ('invalid Kueue configuration: strict decoding error: '
                                                 f'unknown field "metrics.customLabels[{index}].{key}"')
+
+
+@pytest.mark.parametrize(("config", "path"), [
+    ({"manage_jobs_without_queue_name": True}, "manage_jobs_without_queue_name"),
+    ({"waitForPodsReady": {"block_admission": True}}, "waitForPodsReady.block_admission"),
+    ({"fairSharing": {"preemption_strategies": ["LessThanOrEqualToFinalShare"]}},
+     "fairSharing.preemption_strategies"),
+])
+def test_a_python_spelling_is_an_unknown_field_anywhere(config: dict[str, Any], path: str) -> None:
+    """kbatch's models take snake_case names in Python code; the file takes only the json names."""
+    with pytest.raises(Invalid) as err:
+        load({"apiVersion": V1BETA2, "kind": "Configuration", **config})
+    assert str(err.value) == f'invalid Kueue configuration: strict decoding error: unknown field "{path}"'
