@@ -23,9 +23,11 @@ from tests.cli.processes import kbatch_ok
 
 SETUP = EXAMPLES / "multikueue" / "manager-setup.yaml"
 GATES = ("--feature-gates", "MultiKueueManagerQuotaAutomation=true")
-AUTOMATED = ('{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueConfig", "metadata": {"name": '
-             '"multikueue-test"}, "spec": {"clusters": ["multikueue-test-worker1", "multikueue-test-worker2"], '
-             '"quotaManagement": "Automated"}}')
+AUTOMATED = (
+    '{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueConfig", "metadata": {"name": '
+    '"multikueue-test"}, "spec": {"clusters": ["multikueue-test-worker1", "multikueue-test-worker2"], '
+    '"quotaManagement": "Automated"}}'
+)
 
 
 def _run(state: Path, *args: str) -> str:
@@ -36,8 +38,10 @@ def _manager_cq(state: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
     cq = json.loads(_run(state, "get", "clusterqueue", "cluster-queue", "-o", "json"))
     (flavor,) = cq["spec"]["resourceGroups"][0]["flavors"]
     conditions = cq["status"].get("conditions", [])
-    return ({r["name"]: r["nominalQuota"] for r in flavor["resources"]},
-            [(c["status"], c["reason"]) for c in conditions if c["type"] == "MultiKueueManagerQuotaAutomation"])
+    return (
+        {r["name"]: r["nominalQuota"] for r in flavor["resources"]},
+        [(c["status"], c["reason"]) for c in conditions if c["type"] == "MultiKueueManagerQuotaAutomation"],
+    )
 
 
 def test_manager_quota_follows_the_worker(tmp_path: Path) -> None:
@@ -52,10 +56,27 @@ def test_manager_quota_follows_the_worker(tmp_path: Path) -> None:
         _run(state, "advance", "2s")
         assert _manager_cq(state) == ({"cpu": "4", "memory": "8Gi"}, [("True", "QuotaAutomated")])
         path = f"{url}/apis/kueue.x-k8s.io/v1beta2/clusterqueues/cluster-queue"
-        patch = {"spec": {"resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
-            {"name": "default-flavor", "resources": [{"name": "cpu", "nominalQuota": "6"},
-                                                     {"name": "memory", "nominalQuota": "8Gi"}]}]}]}}
-        reply = httpx.patch(path, json=patch, headers={"Content-Type": "application/merge-patch+json"}, timeout=60)
+        patch = {
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu", "memory"],
+                        "flavors": [
+                            {
+                                "name": "default-flavor",
+                                "resources": [
+                                    {"name": "cpu", "nominalQuota": "6"},
+                                    {"name": "memory", "nominalQuota": "8Gi"},
+                                ],
+                            }
+                        ],
+                    }
+                ]
+            }
+        }
+        reply = httpx.patch(
+            path, json=patch, headers={"Content-Type": "application/merge-patch+json"}, timeout=60
+        )
         assert reply.is_success, reply.text
         _run(state, "advance", "2s")
         assert _manager_cq(state)[0] == {"cpu": "6", "memory": "8Gi"}

@@ -3,14 +3,15 @@ admits a Workload on its own quota, then dispatches it to worker clusters and fo
 admits it; the job runs on that worker and its status is copied back.
 
 Upstream: kubernetes-sigs/kueue ``pkg/controller/admissionchecks/multikueue/`` (``controllers.go``
-wires these). Four controllers of the ``kueue`` manager:
+wires these). Controllers of the ``kueue`` manager (the ClusterQueue one only with the alpha gate
+``MultiKueueManagerQuotaAutomation``):
 
 ==========================================  ====================================================
 ``kueue-multikueue-cluster``                :class:`.clusters.Clusters` — clients, ``Active``
 ``kueue-multikueue-admissioncheck``         :class:`.admissioncheck.ACReconciler` — the check's ``Active``
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
-``kueue-multikueue-clusterqueue``           :class:`.quota_reconciler.QuotaReconciler` (gate ``MultiKueueManagerQuotaAutomation``)
+``kueue-multikueue-clusterqueue``           :class:`.quota_reconciler.QuotaReconciler` — quota automation
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
 (handler)                                   :class:`.config_events.ConfigWorkloads` — config edits → Workloads
 (stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
@@ -27,7 +28,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Secret
-from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, MultiKueueCluster, MultiKueueConfig, Workload
+from kbatch.api.kueue_v1beta2 import (
+    AdmissionCheck,
+    ClusterQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
+    Workload,
+)
 from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
@@ -50,7 +57,11 @@ from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_rea
 from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
 from kbatch.controllers.kueue.multikueue.pod_adapter import PodAdapter
 from kbatch.controllers.kueue.multikueue.profile_access import profiles_served
-from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, QuotaReconciler, local_event_handlers
+from kbatch.controllers.kueue.multikueue.quota_reconciler import (
+    QUOTA_CONTROLLER,
+    QuotaReconciler,
+    local_event_handlers,
+)
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
 from kbatch.runtime.predicate import GenerationChanged, predicate_func
 from kbatch.runtime.reconcile import Request

@@ -142,7 +142,9 @@ def automated_quotas(cq: ClusterQueue, totals: dict[str, Quantity]) -> list[Reso
     covered = list(cq.spec.resource_groups[0].covered_resources or ())
     missing = sorted(set(totals) - set(covered))  # sets.List: sorted
     if missing:
-        message = f"manager-side coveredResources is missing resources configured on workers: [{' '.join(missing)}]"
+        message = (
+            f"manager-side coveredResources is missing resources configured on workers: [{' '.join(missing)}]"
+        )
         return AutomationState("False", UNSUPPORTED, message)
     return [ResourceQuota(name=name, nominal_quota=totals.get(name, Quantity(0))) for name in covered]
 

@@ -132,7 +132,9 @@ class QuotaReconciler:
             (
                 ac
                 for ac in checks
-                if ac.spec is not None and ac.spec.controller_name == CONTROLLER_NAME and ac.metadata.name in names
+                if ac.spec is not None
+                and ac.spec.controller_name == CONTROLLER_NAME
+                and ac.metadata.name in names
             ),
             None,
         )
@@ -167,7 +169,9 @@ class QuotaReconciler:
         obj = edit(cq)
         obj.status = obj.status or ClusterQueueStatus()
         if state is None:
-            obj.status.conditions = [c for c in obj.status.conditions or () if c.type != QUOTA_AUTOMATION_CONDITION]
+            obj.status.conditions = [
+                c for c in obj.status.conditions or () if c.type != QUOTA_AUTOMATION_CONDITION
+            ]
         else:
             generation = obj.metadata.generation
             self.mk.set_condition(

@@ -57,7 +57,9 @@ class Worker:
     inactive: bool = False
 
 
-def build(manager_objects: list[dict[str, Any]], workers: dict[str, Worker], gates: str = GATE) -> ControlPlane:
+def build(
+    manager_objects: list[dict[str, Any]], workers: dict[str, Worker], gates: str = GATE
+) -> ControlPlane:
     """The manager (objects applied, every worker's MultiKueueCluster connected), settled."""
     m = ControlPlane(feature_gates=gates)
     m.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}})
@@ -66,8 +68,10 @@ def build(manager_objects: list[dict[str, Any]], workers: dict[str, Worker], gat
         if w.queues:
             plane.apply(w.queues)
         attach_worker(m, name, plane)
-        m.apply([secret(f"{name}-kubeconfig", kubeconfig(f"kbatch+inprocess://{name}")), mk_cluster(name)],
-                namespace=NAMESPACE)
+        m.apply(
+            [secret(f"{name}-kubeconfig", kubeconfig(f"kbatch+inprocess://{name}")), mk_cluster(name)],
+            namespace=NAMESPACE,
+        )
     if manager_objects:
         m.apply(manager_objects)
     settle(m)
@@ -106,7 +110,11 @@ def condition(m: ControlPlane, name: str) -> tuple[str, str, str] | None:
     return None
 
 
-def manager(cluster_queue: dict[str, Any], lqs: list[dict[str, Any]], cfg: dict[str, Any] | None,
-            check_config: str = "config1") -> list[dict[str, Any]]:
+def manager(
+    cluster_queue: dict[str, Any],
+    lqs: list[dict[str, Any]],
+    cfg: dict[str, Any] | None,
+    check_config: str = "config1",
+) -> list[dict[str, Any]]:
     """The manager's objects: the check ``ac1`` naming ``check_config``, the config, queues."""
     return [mk_check("ac1", check_config), *([cfg] if cfg else []), cluster_queue, *lqs]

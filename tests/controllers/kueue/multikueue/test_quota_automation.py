@@ -24,8 +24,8 @@ from kbatch.api.kueue_v1beta2 import (
     Workload,
 )
 from kbatch.controllers.kueue.multikueue import MULTIKUEUE, set_reachable
-from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, local_event_handlers
 from kbatch.controllers.kueue.multikueue.options import MultiKueueOptions
+from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, local_event_handlers
 from kbatch.testing import make_job
 
 from .quota_world import Worker, build, condition, config, cq, lq, manager, quotas, settle
@@ -46,13 +46,15 @@ class _Recorder:
 
 def _handler_world() -> tuple[ControlPlane, dict[type, Any], _Recorder]:
     cp = ControlPlane()
-    cp.apply([
-        cq("cq1", [("default", {"cpu": "1"})], checks=("ac1",)),
-        mk_check("ac1", "config1"),
-        config("config1", ["cluster1"], mode=None),
-        mk_cluster("cluster1"),
-        lq("lq1", "cq1"),
-    ])
+    cp.apply(
+        [
+            cq("cq1", [("default", {"cpu": "1"})], checks=("ac1",)),
+            mk_check("ac1", "config1"),
+            config("config1", ["cluster1"], mode=None),
+            mk_cluster("cluster1"),
+            lq("lq1", "cq1"),
+        ]
+    )
     cp.run_until_idle()
     rec = _Recorder(cp.cache)
     return cp, dict(local_event_handlers(rec)), rec  # type: ignore[arg-type]
@@ -62,18 +64,29 @@ def _get(cp: ControlPlane, kind: type, name: str, namespace: str | None = None) 
     return cp.client.get(kind, name, namespace)
 
 
-def _bumped(obj: Any, **spec: Any) -> Any:
+def _bumped(obj: Any) -> Any:
     new = obj.model_copy(deep=True)
     new.metadata.generation = (obj.metadata.generation or 0) + 1
     return new
 
 
 def _active(obj: Any) -> Any:
-    return MultiKueueCluster.from_dict({
-        **obj.to_dict(),
-        "status": {"conditions": [{"type": "Active", "status": "True", "reason": "ByTest", "message": "by test",
-                                   "lastTransitionTime": "2026-01-01T00:00:00Z"}]},
-    })
+    return MultiKueueCluster.from_dict(
+        {
+            **obj.to_dict(),
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Active",
+                        "status": "True",
+                        "reason": "ByTest",
+                        "message": "by test",
+                        "lastTransitionTime": "2026-01-01T00:00:00Z",
+                    }
+                ]
+            },
+        }
+    )
 
 
 HANDLER_ROWS = [
@@ -94,11 +107,17 @@ HANDLER_ROWS = [
     ("MultiKueueCluster Update (irrelevant)", MultiKueueCluster, "update", lambda o: o, False),
     ("MultiKueueCluster Delete", MultiKueueCluster, "delete", None, True),
 ]
-NAMES = {LocalQueue: ("lq1", "default"), AdmissionCheck: ("ac1", None), MultiKueueConfig: ("config1", None),
-         MultiKueueCluster: ("cluster1", None)}
+NAMES = {
+    LocalQueue: ("lq1", "default"),
+    AdmissionCheck: ("ac1", None),
+    MultiKueueConfig: ("config1", None),
+    MultiKueueCluster: ("cluster1", None),
+}
 
 
-@pytest.mark.parametrize(("case", "kind", "event", "new", "want"), HANDLER_ROWS, ids=[r[0] for r in HANDLER_ROWS])
+@pytest.mark.parametrize(
+    ("case", "kind", "event", "new", "want"), HANDLER_ROWS, ids=[r[0] for r in HANDLER_ROWS]
+)
 def test_event_handlers(case: str, kind: type, event: str, new: Any, want: bool) -> None:
     cp, handlers, rec = _handler_world()
     obj = _get(cp, kind, *NAMES[kind])
@@ -121,8 +140,12 @@ def _two_workers(**manager_extra: Any) -> ControlPlane:
         "worker2": Worker([lq("lq1", "w-cq"), cq("w-cq", [("default", {"cpu": "5", "memory": "10Gi"})])]),
     }
     cfg = config("config1", ["worker1", "worker2"], **manager_extra)
-    return build(manager(cq("cq1", [("default", {"cpu": "0", "memory": "0"})], checks=("ac1",)),
-                         [lq("lq1", "cq1")], cfg), workers)
+    return build(
+        manager(
+            cq("cq1", [("default", {"cpu": "0", "memory": "0"})], checks=("ac1",)), [lq("lq1", "cq1")], cfg
+        ),
+        workers,
+    )
 
 
 def _worker(m: ControlPlane, name: str) -> ControlPlane:
@@ -143,7 +166,9 @@ def test_quotas_follow_worker_changes() -> None:
     settle(m)
     assert quotas(m, "cq1") == {"cpu": "7", "memory": "10Gi"}
     # a new worker LocalQueue of the same key relates a worker ClusterQueue again
-    _worker(m, "worker1").apply([cq("other", [("default", {"cpu": "2", "memory": "1Gi"})]), lq("lq1", "other")])
+    _worker(m, "worker1").apply(
+        [cq("other", [("default", {"cpu": "2", "memory": "1Gi"})]), lq("lq1", "other")]
+    )
     settle(m)
     assert quotas(m, "cq1") == {"cpu": "9", "memory": "11Gi"}
 
@@ -162,7 +187,11 @@ def test_enable_then_disable() -> None:
     """KEP test plan (e2e): disabled → enabled (and reacting to a change) → disabled."""
     m = _two_workers(mode=None)
     assert quotas(m, "cq1") == {"cpu": "0", "memory": "0"}
-    assert condition(m, "cq1") == ("False", "NotRequested", "MultiKueue manager quota automation has not been requested.")
+    assert condition(m, "cq1") == (
+        "False",
+        "NotRequested",
+        "MultiKueue manager quota automation has not been requested.",
+    )
     m.apply(config("config1", ["worker1", "worker2"], mode="Automated"))
     settle(m)
     assert quotas(m, "cq1") == {"cpu": "15", "memory": "30Gi"}
@@ -180,6 +209,7 @@ def test_enable_then_disable() -> None:
 
 def test_check_removed_drops_the_condition() -> None:
     m = _two_workers()
+    assert condition(m, "cq1")[:2] == ("True", "QuotaAutomated")
     m.apply(cq("cq1", [("default", {"cpu": "15", "memory": "30Gi"})]))  # no admission check any more
     settle(m)
     assert condition(m, "cq1") is None
@@ -188,9 +218,6 @@ def test_check_removed_drops_the_condition() -> None:
 def test_raised_quota_admits_a_waiting_workload() -> None:
     """KEP test plan (e2e): an automatic quota change promptly re-assigns Workloads."""
     m = _two_workers(mode=None)
-    m.client.patch_status(AdmissionCheck, "ac1", {"status": {"conditions": [
-        {"type": "Active", "status": "True", "reason": "Active", "message": "", "lastTransitionTime":
-         "2026-01-01T00:00:00Z"}]}})
     m.apply({"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "default"}})
     job = make_job("j").command("sleep 30").requests(cpu="2").label("kueue.x-k8s.io/queue-name", "lq1")
     m.client.create(job.obj())
@@ -205,8 +232,15 @@ def test_raised_quota_admits_a_waiting_workload() -> None:
 
 def test_gate_off_changes_nothing() -> None:
     workers = {"worker1": Worker([lq("lq1", "w-cq"), cq("w-cq", [("default", {"cpu": "10"})])])}
-    m = build(manager(cq("cq1", [("default", {"cpu": "0"})], checks=("ac1",)), [lq("lq1", "cq1")],
-                      config("config1", ["worker1"])), workers, gates="")
+    m = build(
+        manager(
+            cq("cq1", [("default", {"cpu": "0"})], checks=("ac1",)),
+            [lq("lq1", "cq1")],
+            config("config1", ["worker1"]),
+        ),
+        workers,
+        gates="",
+    )
     assert QUOTA_CONTROLLER not in m.published.get(MULTIKUEUE).mgr.controllers
     assert quotas(m, "cq1") == {"cpu": "0"}
     assert condition(m, "cq1") is None

@@ -34,12 +34,26 @@ flavor_quotas = st.dictionaries(st.sampled_from(RESOURCES), quota_values, min_si
 def worker_queues(draw: st.DrawFn) -> WorkerQueues:
     cqs = []
     for name in draw(st.lists(st.sampled_from(CQS), unique=True, max_size=3)):
-        groups = draw(st.lists(st.lists(st.tuples(st.sampled_from(["f1", "f2"]), flavor_quotas),
-                                        min_size=1, max_size=2, unique_by=lambda f: f[0]), min_size=1, max_size=2))
+        groups = draw(
+            st.lists(
+                st.lists(
+                    st.tuples(st.sampled_from(["f1", "f2"]), flavor_quotas),
+                    min_size=1,
+                    max_size=2,
+                    unique_by=lambda f: f[0],
+                ),
+                min_size=1,
+                max_size=2,
+            )
+        )
         cqs.append(ClusterQueue.from_dict(cq(name, *groups)))
     lqs = []
     for ns, name in draw(st.lists(st.sampled_from(KEYS), unique=True, max_size=3)):
-        lqs.append(LocalQueue.from_dict({**lq(name, draw(st.sampled_from(CQS))), "metadata": {"name": name, "namespace": ns}}))
+        lqs.append(
+            LocalQueue.from_dict(
+                {**lq(name, draw(st.sampled_from(CQS))), "metadata": {"name": name, "namespace": ns}}
+            )
+        )
     return WorkerQueues(tuple(lqs), tuple(cqs))
 
 
@@ -47,8 +61,9 @@ def _by_definition(keys: set[tuple[str, str]], workers: list[WorkerQueues]) -> d
     """The KEP's recipe, written out: N, L, R per worker, then the sums."""
     total: dict[str, Fraction] = {}
     for w in workers:
-        related = {q.spec.cluster_queue for q in w.local_queues
-                   if (q.metadata.namespace, q.metadata.name) in keys}
+        related = {
+            q.spec.cluster_queue for q in w.local_queues if (q.metadata.namespace, q.metadata.name) in keys
+        }
         for c in w.cluster_queues:
             if c.metadata.name not in related:
                 continue
@@ -60,12 +75,18 @@ def _by_definition(keys: set[tuple[str, str]], workers: list[WorkerQueues]) -> d
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sets(st.sampled_from(KEYS)), st.lists(worker_queues(), max_size=3), st.randoms(use_true_random=False))
-def test_sum_of_related_worker_quotas(keys: set[tuple[str, str]], workers: list[WorkerQueues], rnd: object) -> None:
+@given(
+    st.sets(st.sampled_from(KEYS)), st.lists(worker_queues(), max_size=3), st.randoms(use_true_random=False)
+)
+def test_sum_of_related_worker_quotas(
+    keys: set[tuple[str, str]], workers: list[WorkerQueues], rnd: object
+) -> None:
     got = aggregate(keys, workers)
     assert {k: v.as_fraction() for k, v in got.items()} == _by_definition(keys, workers)
-    shuffled = [WorkerQueues(tuple(reversed(w.local_queues)), tuple(reversed(w.cluster_queues)))
-                for w in reversed(workers)]
+    shuffled = [
+        WorkerQueues(tuple(reversed(w.local_queues)), tuple(reversed(w.cluster_queues)))
+        for w in reversed(workers)
+    ]
     assert aggregate(keys, shuffled) == got
     unrelated = WorkerQueues((), (ClusterQueue.from_dict(cq("z", [("f1", {"cpu": "99"})])),))
     assert aggregate(keys, [*workers, unrelated]) == got
@@ -99,9 +120,18 @@ edits = st.lists(
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits)
 def test_manager_follows_every_worker_change(ops: list[tuple[str, str, int]]) -> None:
-    workers = {n: Worker([lq("lq1", "w-cq"), cq("w-cq", [("default", {"cpu": "4"})])]) for n in ("worker1", "worker2")}
-    m = build(manager(cq("cq1", [("default", {"cpu": "0"})], checks=("ac1",)), [lq("lq1", "cq1")],
-                      config("config1", ["worker1", "worker2"])), workers)
+    workers = {
+        n: Worker([lq("lq1", "w-cq"), cq("w-cq", [("default", {"cpu": "4"})])])
+        for n in ("worker1", "worker2")
+    }
+    m = build(
+        manager(
+            cq("cq1", [("default", {"cpu": "0"})], checks=("ac1",)),
+            [lq("lq1", "cq1")],
+            config("config1", ["worker1", "worker2"]),
+        ),
+        workers,
+    )
     for op, name, value in ops:
         w = _worker(m, name)
         if op == "quota":
@@ -112,8 +142,13 @@ def test_manager_follows_every_worker_change(ops: list[tuple[str, str, int]]) ->
         else:
             w.apply([cq(f"w-cq{value}", [("default", {"cpu": str(value)})]), lq("lq1", f"w-cq{value}")])
         settle(m)
-        state = [WorkerQueues(tuple(_worker(m, n).client.list(LocalQueue).items),
-                              tuple(_worker(m, n).client.list(ClusterQueue).items)) for n in ("worker1", "worker2")]
+        state = [
+            WorkerQueues(
+                tuple(_worker(m, n).client.list(LocalQueue).items),
+                tuple(_worker(m, n).client.list(ClusterQueue).items),
+            )
+            for n in ("worker1", "worker2")
+        ]
         want = aggregate({("default", "lq1")}, state)
         assert quotas(m, "cq1") == {"cpu": str(want.get("cpu", 0))}
         rv = m.client.get(ClusterQueue, "cq1").metadata.resource_version

@@ -18,7 +18,11 @@ from kbatch.api.kueue_v1beta2 import ClusterQueue
 
 from .quota_world import Worker, build, condition, config, cq, lq, manager, quotas, reconcile
 
-AUTOMATED = ("True", "QuotaAutomated", "ClusterQueue quota is automatically managed based on MultiKueue workers.")
+AUTOMATED = (
+    "True",
+    "QuotaAutomated",
+    "ClusterQueue quota is automatically managed based on MultiKueue workers.",
+)
 
 
 @dataclass
@@ -38,8 +42,12 @@ ROWS: dict[str, Row] = {
         [lq("lq1", "cq1")],
         config("config1", ["worker1", "worker2"]),
         {
-            "worker1": Worker([lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])]),
-            "worker2": Worker([lq("lq1", "w2-cq1"), cq("w2-cq1", [("default", {"cpu": "5", "memory": "10Gi"})])]),
+            "worker1": Worker(
+                [lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])]
+            ),
+            "worker2": Worker(
+                [lq("lq1", "w2-cq1"), cq("w2-cq1", [("default", {"cpu": "5", "memory": "10Gi"})])]
+            ),
         },
         want_quotas={"cpu": "15", "memory": "30Gi"},
         want_condition=AUTOMATED,
@@ -49,12 +57,16 @@ ROWS: dict[str, Row] = {
         [lq("lq1", "cq1")],
         config("config1", ["worker1", "worker2"]),
         {
-            "worker1": Worker([
-                lq("lq1", "w1-cq1"),
-                cq("w1-cq1", [("default", {"cpu": "10"})]),
-                cq("w1-cq-unrelated", [("default", {"cpu": "100"})]),
-            ]),
-            "worker2": Worker([lq("lq1", "w2-cq1"), cq("w2-cq1", [("default", {"cpu": "500"})])], inactive=True),
+            "worker1": Worker(
+                [
+                    lq("lq1", "w1-cq1"),
+                    cq("w1-cq1", [("default", {"cpu": "10"})]),
+                    cq("w1-cq-unrelated", [("default", {"cpu": "100"})]),
+                ]
+            ),
+            "worker2": Worker(
+                [lq("lq1", "w2-cq1"), cq("w2-cq1", [("default", {"cpu": "500"})])], inactive=True
+            ),
         },
         want_quotas={"cpu": "10"},
         want_condition=AUTOMATED,
@@ -64,13 +76,17 @@ ROWS: dict[str, Row] = {
         [lq("lq1", "cq1"), lq("lq2", "cq1")],
         config("config1", ["worker1", "worker2"]),
         {
-            "worker1": Worker([lq("lq1", "w1-cq1"), lq("lq2", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10"})])]),
-            "worker2": Worker([
-                lq("lq1", "w2-cq1"),
-                lq("lq2", "w2-cq2"),
-                cq("w2-cq1", [("default", {"cpu": "5"})]),
-                cq("w2-cq2", [("default", {"cpu": "8"})]),
-            ]),
+            "worker1": Worker(
+                [lq("lq1", "w1-cq1"), lq("lq2", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10"})])]
+            ),
+            "worker2": Worker(
+                [
+                    lq("lq1", "w2-cq1"),
+                    lq("lq2", "w2-cq2"),
+                    cq("w2-cq1", [("default", {"cpu": "5"})]),
+                    cq("w2-cq2", [("default", {"cpu": "8"})]),
+                ]
+            ),
         },
         want_quotas={"cpu": "23"},  # 10 + 5 + 8; w1-cq1 counted once
         want_condition=AUTOMATED,
@@ -80,14 +96,20 @@ ROWS: dict[str, Row] = {
         [lq("lq1", "cq1")],
         config("config1", ["worker1", "worker2"]),
         {
-            "worker1": Worker([
-                lq("lq1", "w1-cq1"),
-                cq("w1-cq1", [("default", {"cpu": "10"})], [("gpu", {"gpu": "1"})]),
-            ]),
-            "worker2": Worker([
-                lq("lq1", "w2-cq1"),
-                cq("w2-cq1", [("default", {"cpu": "5", "gpu": "2"}), ("other", {"cpu": "4", "gpu": "1"})]),
-            ]),
+            "worker1": Worker(
+                [
+                    lq("lq1", "w1-cq1"),
+                    cq("w1-cq1", [("default", {"cpu": "10"})], [("gpu", {"gpu": "1"})]),
+                ]
+            ),
+            "worker2": Worker(
+                [
+                    lq("lq1", "w2-cq1"),
+                    cq(
+                        "w2-cq1", [("default", {"cpu": "5", "gpu": "2"}), ("other", {"cpu": "4", "gpu": "1"})]
+                    ),
+                ]
+            ),
         },
         want_quotas={"cpu": "19", "gpu": "4"},
         want_condition=AUTOMATED,
@@ -97,7 +119,9 @@ ROWS: dict[str, Row] = {
         [lq("lq1", "cq1")],
         config("config1", ["worker1", "worker2"]),
         {
-            "worker1": Worker([lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])]),
+            "worker1": Worker(
+                [lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])]
+            ),
             "worker2": Worker([lq("lq1", "w2-cq1"), cq("w2-cq1", [("default", {"cpu": "5"})])]),
         },
         want_quotas={"cpu": "15", "memory": "20Gi", "gpu": "0"},
@@ -107,8 +131,16 @@ ROWS: dict[str, Row] = {
         cq("cq1", [("default", {"cpu": "100"})], checks=("ac1",)),
         [lq("lq1", "cq1")],
         config("config1", ["worker1"], mode="Manual"),
-        {"worker1": Worker([lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])])},
-        want_condition=("False", "NotRequested", "MultiKueue manager quota automation has not been requested."),
+        {
+            "worker1": Worker(
+                [lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"cpu": "10", "memory": "20Gi"})])]
+            )
+        },
+        want_condition=(
+            "False",
+            "NotRequested",
+            "MultiKueue manager quota automation has not been requested.",
+        ),
     ),
     "quota automation unsupported for multiple manager flavors": Row(
         cq("cq1", [("default", {"cpu": "0"})], [("gpu", {"gpu": "0"})], checks=("ac1",)),
@@ -124,7 +156,11 @@ ROWS: dict[str, Row] = {
         cq("cq1", [("default", {"cpu": "0"})], checks=("ac1",)),
         [lq("lq1", "cq1")],
         config("config1", ["worker1"]),
-        {"worker1": Worker([lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"memory": "10Gi", "gpu": "2"})])])},
+        {
+            "worker1": Worker(
+                [lq("lq1", "w1-cq1"), cq("w1-cq1", [("default", {"memory": "10Gi", "gpu": "2"})])]
+            )
+        },
         want_condition=(
             "False",
             "UnsupportedConfiguration",
@@ -141,7 +177,11 @@ ROWS: dict[str, Row] = {
         [],
         None,
         check_config="config-not-found",
-        want_condition=("False", "UnsupportedConfiguration", "The referenced MultiKueueConfig was not found."),
+        want_condition=(
+            "False",
+            "UnsupportedConfiguration",
+            "The referenced MultiKueueConfig was not found.",
+        ),
     ),
 }
 
@@ -156,11 +196,24 @@ def test_cq_reconcile(name: str) -> None:
     m = build(manager(row.cq, row.lqs, row.cfg, row.check_config), row.workers)
     if name == "not a MultiKueue manager ClusterQueue":  # upstream starts it with the condition True
         before = m.client.get(ClusterQueue, "cq1")
-        m.client.patch_status(ClusterQueue, "cq1", {"status": {"conditions": [
-            *[c.to_dict() for c in before.status.conditions or ()],
-            {"type": "MultiKueueManagerQuotaAutomation", "status": "True", "reason": "QuotaAutomated",
-             "message": AUTOMATED[2], "lastTransitionTime": "2026-01-01T00:00:00Z"},
-        ]}})
+        m.client.patch_status(
+            ClusterQueue,
+            "cq1",
+            {
+                "status": {
+                    "conditions": [
+                        *[c.to_dict() for c in before.status.conditions or ()],
+                        {
+                            "type": "MultiKueueManagerQuotaAutomation",
+                            "status": "True",
+                            "reason": "QuotaAutomated",
+                            "message": AUTOMATED[2],
+                            "lastTransitionTime": "2026-01-01T00:00:00Z",
+                        },
+                    ]
+                }
+            },
+        )
     applied = [g for g in row.cq["spec"]["resourceGroups"]]
     reconcile(m, "cq1")
     if row.want_quotas is None:
