@@ -39,6 +39,11 @@ CONTROLLER_NAME = "kueue.x-k8s.io/multikueue"  # MultiKueueControllerName
 WORKER_POD_LABEL = "kueue.x-k8s.io/multikueue-worker-workload-pod"
 SECRET_LOCATION = "Secret"
 PATH_LOCATION = "Path"
+# MultiKueueConfigSpec.quotaManagement (multikueue_types.go) and the ClusterQueue condition that reports
+# it (MultiKueueManagerQuotaAutomation, clusterqueue_types.go); KEP 9988
+QUOTA_MANAGEMENT_MANUAL = "Manual"
+QUOTA_MANAGEMENT_AUTOMATED = "Automated"
+QUOTA_AUTOMATION_CONDITION = "MultiKueueManagerQuotaAutomation"
 
 
 class KubeConfig(KubeModel):

@@ -3,13 +3,15 @@ admits a Workload on its own quota, then dispatches it to worker clusters and fo
 admits it; the job runs on that worker and its status is copied back.
 
 Upstream: kubernetes-sigs/kueue ``pkg/controller/admissionchecks/multikueue/`` (``controllers.go``
-wires these). Four controllers of the ``kueue`` manager:
+wires these). Controllers of the ``kueue`` manager (the ClusterQueue one only with the alpha gate
+``MultiKueueManagerQuotaAutomation``):
 
 ==========================================  ====================================================
 ``kueue-multikueue-cluster``                :class:`.clusters.Clusters` — clients, ``Active``
 ``kueue-multikueue-admissioncheck``         :class:`.admissioncheck.ACReconciler` — the check's ``Active``
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
+``kueue-multikueue-clusterqueue``           :class:`.quota_reconciler.QuotaReconciler` — quota automation
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
 (handler)                                   :class:`.config_events.ConfigWorkloads` — config edits → Workloads
 (stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
@@ -26,7 +28,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Secret
-from kbatch.api.kueue_v1beta2 import AdmissionCheck, MultiKueueCluster, MultiKueueConfig, Workload
+from kbatch.api.kueue_v1beta2 import (
+    AdmissionCheck,
+    ClusterQueue,
+    MultiKueueCluster,
+    MultiKueueConfig,
+    Workload,
+)
 from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
@@ -34,7 +42,7 @@ from kbatch.controllers.kueue.multikueue.admissioncheck import (
     checks_using_cluster,
     checks_using_config,
 )
-from kbatch.controllers.kueue.multikueue.clusters import CLUSTER_PROFILE_GATE, Clusters
+from kbatch.controllers.kueue.multikueue.clusters import CLUSTER_PROFILE_GATE, QUOTA_AUTOMATION_GATE, Clusters
 from kbatch.controllers.kueue.multikueue.config_events import ConfigWorkloads
 from kbatch.controllers.kueue.multikueue.context import (
     AC_CONTROLLER,
@@ -49,8 +57,13 @@ from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_rea
 from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
 from kbatch.controllers.kueue.multikueue.pod_adapter import PodAdapter
 from kbatch.controllers.kueue.multikueue.profile_access import profiles_served
+from kbatch.controllers.kueue.multikueue.quota_reconciler import (
+    QUOTA_CONTROLLER,
+    QuotaReconciler,
+    local_event_handlers,
+)
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
-from kbatch.runtime.predicate import predicate_func
+from kbatch.runtime.predicate import GenerationChanged, predicate_func
 from kbatch.runtime.reconcile import Request
 
 if TYPE_CHECKING:
@@ -154,6 +167,15 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         .watches(MultiKueueCluster, _ClusterChecks(ctx.cache))
         .complete(ACReconciler(mk))
     )
+    if mgr.settings.on(QUOTA_AUTOMATION_GATE):  # controllers.go: newCQReconciler, with the gate
+        mgr.controllers[QUOTA_CONTROLLER] = (
+            b(QUOTA_CONTROLLER)
+            .describe("MultiKueue manager quota automation: ClusterQueue quotas from the workers'")
+            .for_(ClusterQueue, GenerationChanged())
+            .complete(QuotaReconciler(mk))
+        )
+        for kind, handler in local_event_handlers(mk):
+            ctx.cache.informer_for(kind).add_event_handler(handler)
     deleted = DeletedWorkloads()
     ctx.cache.informer_for(Workload).add_event_handler(deleted)
     ctx.cache.informer_for(MultiKueueConfig).add_event_handler(ConfigWorkloads(mk))

@@ -16,8 +16,10 @@ table ``multikueuecluster_test.go``):
    plugin runs then, :mod:`.exec_credential`), at most once per back-off step: ``retryAfter(n)`` = 0,
    5 s, 10 s, … 320 s after the n-th failed attempt; a failure is
    ``Active=False``/``ClientConnectionFailed`` with the error, requeued after the back-off;
-4. connected (the Workload watch and each adapter's job watch established) → ``Active=True``,
-   reason ``Active``, message ``Connected``.
+4. connected (the Workload watch and each adapter's job watch established; with
+   ``MultiKueueManagerQuotaAutomation`` also the worker's ClusterQueues and LocalQueues, unlabelled,
+   :class:`.quota_reconciler.WorkerQueueEvents`) → ``Active=True``, reason ``Active``, message
+   ``Connected``.
 
 A watch that ends marks the client disconnected (the time of the first loss is kept for
 ``workerLostTimeout``) and requeues the cluster. The garbage collector (:mod:`.gc`) runs every
@@ -52,13 +54,14 @@ from kbatch.controllers.kueue.multikueue.profile_access import (
     client_config_from_profile,
     profiles_served,
 )
+from kbatch.controllers.kueue.multikueue.quota_reconciler import QUEUE_KINDS, WorkerQueueEvents
 from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, RemoteCluster
 from kbatch.runtime.reconcile import Request, Result
 
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.multikueue.context import MultiKueueContext
 
-__all__ = ["Clusters", "LoadFailed", "RemoteState", "retry_after"]
+__all__ = ["QUOTA_AUTOMATION_GATE", "Clusters", "LoadFailed", "RemoteState", "retry_after"]
 
 DEPRECATED_PATH = (
     "Using locationType=Path without MultiKueueKubeConfigPathValidation feature gate is deprecated and will "
@@ -66,6 +69,7 @@ DEPRECATED_PATH = (
     "kubeconfig files under /etc/multikueue/kubeconfigs/."
 )
 CLUSTER_PROFILE_GATE = "MultiKueueClusterProfile"
+QUOTA_AUTOMATION_GATE = "MultiKueueManagerQuotaAutomation"
 RETRY_INCREMENT = 5.0
 RETRY_MAX_STEPS = 7
 
@@ -161,12 +165,21 @@ class Clusters:
         try:
             client = self.connect(config)
             kinds: tuple[type[Resource], ...] = (Workload, *(a.model for a in self.mk.adapters.values()))
-            client.watch(
-                kinds,
-                self.mk.options.origin,
-                self.mk.workload_changed_remotely,
-                self._watch_lost(state.name, client),
-            )
+            if self.mk.mgr.settings.on(QUOTA_AUTOMATION_GATE):  # startQueueWatchers, with the gate
+                client.watch(
+                    kinds,
+                    self.mk.options.origin,
+                    WorkerQueueEvents(self.mk, client),
+                    self._watch_lost(state.name, client),
+                    unlabelled=QUEUE_KINDS,
+                )
+            else:
+                client.watch(
+                    kinds,
+                    self.mk.options.origin,
+                    self.mk.workload_changed_remotely,
+                    self._watch_lost(state.name, client),
+                )
         except ConnectionFailed:
             state.failed_attempts += 1
             state.next_attempt = self.mk.now() + retry_after(state.failed_attempts)

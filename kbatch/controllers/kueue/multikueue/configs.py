@@ -15,13 +15,17 @@ from kbatch.api.kueue_v1beta2 import AdmissionCheck, AdmissionCheckState, MultiK
 from kbatch.api.kueue_v1beta2.common import GROUP
 from kbatch.api.kueue_v1beta2.multikueue import CONTROLLER_NAME
 
-__all__ = ["BadConfig", "config_from_ref", "multikueue_check_state"]
+__all__ = ["BadConfig", "ConfigNotFound", "config_from_ref", "multikueue_check_state"]
 
 Getter = Callable[..., Any]  # (kind, name) -> object or None
 
 
 class BadConfig(Exception):
     """The check's parameters do not lead to a MultiKueueConfig."""
+
+
+class ConfigNotFound(BadConfig):
+    """A well-formed reference to a MultiKueueConfig that does not exist (``apierrors.IsNotFound``)."""
 
 
 def _ref_error(ref: Any) -> str | None:
@@ -45,7 +49,7 @@ def config_from_ref(ac: AdmissionCheck, get: Getter) -> MultiKueueConfig:
         raise BadConfig(problem or "missing parameters reference")
     config = get(MultiKueueConfig, ref.name)
     if config is None:
-        raise BadConfig(f'multikueueconfigs.{GROUP} "{ref.name}" not found')
+        raise ConfigNotFound(f'multikueueconfigs.{GROUP} "{ref.name}" not found')
     return config  # type: ignore[no-any-return]
 
 

@@ -122,16 +122,18 @@ class HttpRemote:
         origin: str,
         on_change: Callable[[Resource], None],
         on_lost: Callable[[], None] | None = None,
+        unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
         """One stream per kind, all established before this returns (upstream marks the client
-        connected only once every watch is open, ``updateConfigAndRefreshWatchers``)."""
+        connected only once every watch is open, ``updateConfigAndRefreshWatchers``); the
+        ``unlabelled`` kinds are watched without a selector."""
         from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
 
         self.stop()
         selector = f"{ORIGIN_LABEL}={origin}"
         try:
-            for kind in kinds:
-                stream = WatchStream(self.http, kind, selector, self.inbox, on_change, self._lost)
+            for kind, sel in [*((k, selector) for k in kinds), *((k, "") for k in unlabelled)]:
+                stream = WatchStream(self.http, kind, sel, self.inbox, on_change, self._lost)
                 self.streams.append(stream)
                 stream.start()
         except ConnectionFailed:

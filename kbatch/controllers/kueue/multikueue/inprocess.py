@@ -103,11 +103,13 @@ def set_reachable(manager: ControlPlane, name: str, reachable: bool) -> None:
 class _Handler:
     """An informer handler on the worker that reports objects with the origin label."""
 
-    def __init__(self, origin: str, on_change: Callable[[Resource], None]) -> None:
-        self.origin, self.on_change, self.active = origin, on_change, True
+    def __init__(self, origin: str | None, on_change: Callable[[Resource], None]) -> None:
+        self.origin, self.on_change, self.active = origin, on_change, True  # origin None: every object
 
     def _report(self, obj: Resource) -> None:
-        if self.active and (obj.metadata.labels or {}).get(ORIGIN_LABEL) == self.origin:
+        if not self.active:
+            return
+        if self.origin is None or (obj.metadata.labels or {}).get(ORIGIN_LABEL) == self.origin:
             self.on_change(obj)
 
     def on_add(self, obj: Resource) -> None:
@@ -162,11 +164,13 @@ class InProcessRemote:
         origin: str,
         on_change: Callable[[Resource], None],
         on_lost: Callable[[], None] | None = None,
+        unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
         plane = self._plane()
         self.on_lost = on_lost
-        for kind in kinds:
-            handler = _Handler(origin, on_change)
+        selected: list[tuple[type[Resource], str | None]] = [(k, origin) for k in kinds]
+        for kind, label in [*selected, *((k, None) for k in unlabelled)]:
+            handler = _Handler(label, on_change)
             self.handlers.append(handler)
             plane.cache.informer_for(kind).add_event_handler(handler)
 

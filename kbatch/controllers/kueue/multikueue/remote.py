@@ -56,8 +56,10 @@ class RemoteCluster(Protocol):
         origin: str,
         on_change: Callable[[Resource], None],
         on_lost: Callable[[], None] | None = None,
+        unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
-        """Start watching these kinds' objects labelled with ``origin``: ``on_change(obj)`` for each
+        """Start watching these kinds' objects labelled with ``origin``, and every object of the
+        ``unlabelled`` kinds (the worker's queues, for quota automation): ``on_change(obj)`` for each
         added, changed or deleted one, ``on_lost()`` once if the watch ends by itself. Raises
         :class:`ConnectionFailed` when the watch cannot be established."""
         ...
