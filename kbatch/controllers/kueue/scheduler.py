@@ -180,6 +180,7 @@ class Scheduler:
             mgr.settings.on("TASBalancedPlacement"),
             mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")
             and mgr.settings.on("ElasticJobsViaWorkloadSlices"),
+            mgr.settings.on("TASRespectNodeAffinityPreferred"),
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------

@@ -31,7 +31,6 @@ DATA = json.loads((Path(__file__).parent / "data" / "tas_find_cases.json").read_
 CASES: dict[str, Any] = DATA["cases"]
 
 NOT_MODELLED = {
-    "TASRespectNodeAffinityPreferred": "preferred node affinity is not modelled",
     "TASHandleOverlappingFlavors": "overlapping flavors are not modelled",
 }
 

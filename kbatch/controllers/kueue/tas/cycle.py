@@ -59,6 +59,7 @@ from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
 from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot, TopologyResult
 from kbatch.controllers.kueue.workloadslicing.slices import enabled as slicing_enabled
 from kbatch.controllers.scheduler.convert import node_selector_term
+from kbatch.controllers.scheduler.types import WeightedTerm
 
 __all__ = ["FlavorRequest", "TASCycle", "add_assumed", "pod_set_request", "toleration_keys"]
 
@@ -104,6 +105,7 @@ def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
     required = na.required_during_scheduling_ignored_during_execution if na is not None else None
     if required is not None:
         affinity = tuple(node_selector_term(t) for t in required.node_selector_terms or ())
+    preferred = (na.preferred_during_scheduling_ignored_during_execution if na is not None else None) or ()
     return PodSetTASRequest(
         ps.name or "",
         count,
@@ -114,6 +116,7 @@ def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
         implied=implied,
         node_selector=dict((spec.node_selector if spec is not None else None) or {}),
         affinity=affinity,
+        preferred_affinity=tuple(WeightedTerm(p.weight, node_selector_term(p.preference)) for p in preferred),
         tolerations=toleration_keys((spec.tolerations if spec is not None else None) or ()),
         slice_layers=slice_layers(tr),
     )
@@ -130,6 +133,7 @@ class TASCycle:
         by_hostname_prefix: bool = True,
         balanced: bool = False,
         elastic: bool = False,
+        respect_preferred: bool = False,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
@@ -137,6 +141,7 @@ class TASCycle:
         self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
         self.balanced = balanced  # TASBalancedPlacement
         self.elastic = elastic  # ElasticJobsViaWorkloadSlicesWithTAS (with ElasticJobsViaWorkloadSlices)
+        self.respect_preferred = respect_preferred  # TASRespectNodeAffinityPreferred
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -168,6 +173,7 @@ class TASCycle:
             topology, levels = self.levels(flavor)  # type: ignore[misc]
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
             snap.balanced = self.balanced
+            snap.respect_preferred = self.respect_preferred
             for wl in self.admitted():
                 for domains, one in workload_tas_usage(wl, flavor):
                     snap.add_usage(domains, one)
