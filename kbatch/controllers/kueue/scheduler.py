@@ -181,6 +181,7 @@ class Scheduler:
             mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")
             and mgr.settings.on("ElasticJobsViaWorkloadSlices"),
             mgr.settings.on("TASRespectNodeAffinityPreferred"),
+            mgr.settings.on("TASHandleOverlappingFlavors"),
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------

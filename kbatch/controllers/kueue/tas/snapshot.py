@@ -202,14 +202,14 @@ class TASFlavorSnapshot:
     ) -> None:
         """``addTASUsage``: ``count`` pods of ``single_pod`` (and ``count`` pods) on each leaf."""
         for values, count in domains:
-            leaf = self._leaf_of(values)
+            leaf = self.leaf_of(values)
             if leaf is None:
                 continue
             have = self.usage.setdefault(leaf, {})
             for res, q in {**single_pod, "pods": 1}.items():
                 have[res] = have.get(res, 0) + sign * q * count
 
-    def _leaf_of(self, values: DomainValues) -> DomainValues | None:
+    def leaf_of(self, values: DomainValues) -> DomainValues | None:
         """The leaf an assignment's domain names: its full values, or (hostname topologies) the
         hostname alone."""
         if len(values) == len(self.levels) and values in self.leaf_free:
@@ -220,13 +220,13 @@ class TASFlavorSnapshot:
 
     def leaves_of(self, result: TopologyResult) -> list[tuple[DomainValues, int]]:
         return [
-            (leaf, count) for values, count in result.domains if (leaf := self._leaf_of(values)) is not None
+            (leaf, count) for values, count in result.domains if (leaf := self.leaf_of(values)) is not None
         ]
 
     def fits(self, domains: Sequence[tuple[DomainValues, int]], single_pod: Mapping[str, int]) -> bool:
         """Whether the domains still hold their pods (``TASFlavorSnapshot.Fits``)."""
         for values, count in domains:
-            leaf = self._leaf_of(values)
+            leaf = self.leaf_of(values)
             if (
                 leaf is None
                 or count_in(self._remaining(leaf, {}, False), {**single_pod, "pods": 1})[0] < count
