@@ -180,6 +180,8 @@ class Scheduler:
             mgr.settings.on("TASBalancedPlacement"),
             mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")
             and mgr.settings.on("ElasticJobsViaWorkloadSlices"),
+            mgr.settings.on("TASRespectNodeAffinityPreferred"),
+            mgr.settings.on("TASHandleOverlappingFlavors"),
         )
 
     # --- second pass (TAS node replacement) ---------------------------------------------------------

@@ -67,6 +67,21 @@ CASES = [
         [],
     ),
     (
+        "TASHandleOverlappingFlavors requires TopologyAwareScheduling",
+        {**TAS_OFF, "TASProfileMixed": False, "TASHandleOverlappingFlavors": True},
+        [_req("TASHandleOverlappingFlavors", "TopologyAwareScheduling")],
+    ),
+    (
+        "TASHandleOverlappingFlavors valid when all dependencies enabled",
+        {"TopologyAwareScheduling": True, "TASHandleOverlappingFlavors": True},
+        [],
+    ),
+    (
+        "TASRespectNodeAffinityPreferred requires TopologyAwareScheduling",
+        {**TAS_OFF, "TASProfileMixed": False, "TASRespectNodeAffinityPreferred": True},
+        [_req("TASRespectNodeAffinityPreferred", "TopologyAwareScheduling")],
+    ),
+    (
         "multiple FG validation errors at once",
         {
             **TAS_OFF,

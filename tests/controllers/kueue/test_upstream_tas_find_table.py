@@ -6,8 +6,8 @@ plain data, run through kbatch's search.
 levels, each pod set's topology request, one-pod requests, count, and the wanted assignment or
 reason), transcribed from the Go table; ``skipped`` lists the rows left out because they need
 objects the table builds in code (pods, workloads, node failures, tolerations, affinities, generated
-node sets). Rows that need what kbatch does not model are skipped here with the reason. Pod sets of a
-row are searched in order on one snapshot, each seeing what the earlier ones took, as
+node sets; the preferred node affinity rows are in test_upstream_tas_preferred_affinity.py). Pod sets
+of a row are searched in order on one snapshot, each seeing what the earlier ones took, as
 ``FindTopologyAssignmentsForFlavor`` does; the first failure ends the row.
 """
 
@@ -29,19 +29,6 @@ from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TopologyResu
 
 DATA = json.loads((Path(__file__).parent / "data" / "tas_find_cases.json").read_text())
 CASES: dict[str, Any] = DATA["cases"]
-
-NOT_MODELLED = {
-    "TASRespectNodeAffinityPreferred": "preferred node affinity is not modelled",
-    "TASHandleOverlappingFlavors": "overlapping flavors are not modelled",
-}
-
-
-def _skip_reason(case: dict[str, Any]) -> str | None:
-    for gate, on in case["gates"].items():
-        if on and gate in NOT_MODELLED:
-            return NOT_MODELLED[gate]
-    return None
-
 
 class _Cache:
     def __init__(self, nodes: list[Node]) -> None:
@@ -155,7 +142,4 @@ def _want(case: dict[str, Any]) -> dict[str, tuple[dict[str, Any] | None, str]]:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_find_topology_assignments(name: str) -> None:
     case = CASES[name]
-    reason = _skip_reason(case)
-    if reason:
-        pytest.skip(reason)
     assert _run(case) == _want(case)

@@ -2,8 +2,9 @@
 ``pkg/cache/scheduler/tas_cache_test.go``), translated: the replacement of a NotReady host (it is
 not in the snapshot) for a pod set with podset slices, through
 :func:`~kbatch.controllers.kueue.tas.replacement.find_replacement` over a snapshot holding only the
-nodes (as upstream's table: the Workload's own usage is not charged). The two rows that need
-another flavor's usage (``TASHandleOverlappingFlavors``, not modelled) are not translated."""
+nodes (as upstream's table: the Workload's own usage is not charged). The two rows that seed
+another flavor's usage (``TASHandleOverlappingFlavors``) are not translated here: that sharing is
+the cycle's (``TASCycle.snapshot``), tested in test_upstream_tas_overlapping_flavors.py."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ needs a TAS flavor, so a cycle with no TAS flavor pays nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from kbatch.api.core_v1 import Node, Pod
@@ -31,7 +31,13 @@ from kbatch.controllers.kueue.tas.request import is_tas_pod
 from kbatch.controllers.kueue.tas.snapshot import TASFlavorSnapshot, TASNode
 from kbatch.controllers.scheduler.convert import quantity_map
 
-__all__ = ["assignment_domains", "build_snapshot", "tas_flavor_levels", "workload_tas_usage"]
+__all__ = [
+    "assignment_domains",
+    "build_snapshot",
+    "tas_flavor_levels",
+    "workload_tas_usage",
+    "workload_tas_usage_on",
+]
 
 
 def tas_flavor_levels(cache: Any, flavor: ResourceFlavor | None) -> tuple[str, tuple[str, ...]] | None:
@@ -113,13 +119,20 @@ def workload_tas_usage(
 ) -> list[tuple[list[tuple[tuple[str, ...], int]], dict[str, int]]]:
     """Each pod set of ``wl`` admitted on ``flavor`` with a topology assignment: its domains and one
     pod's requests."""
+    return workload_tas_usage_on(wl, (flavor,))
+
+
+def workload_tas_usage_on(
+    wl: Workload, flavors: Collection[str]
+) -> list[tuple[list[tuple[tuple[str, ...], int]], dict[str, int]]]:
+    """:func:`workload_tas_usage` of the pod sets admitted on any of ``flavors``, each once."""
     admission = wl.status.admission if wl.status else None
     out = []
     spec_sets = (wl.spec.pod_sets if wl.spec else None) or []
     for i, psa in enumerate((admission.pod_set_assignments if admission else None) or ()):
         if (
             psa.topology_assignment is None
-            or flavor not in (psa.flavors or {}).values()
+            or not any(f in flavors for f in (psa.flavors or {}).values())
             or i >= len(spec_sets)
         ):
             continue

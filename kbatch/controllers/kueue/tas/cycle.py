@@ -34,7 +34,13 @@ has no quota reservation: its topology is delayed (``delayedTopologyRequest: Pen
 checks are Ready, then found by the second pass (:mod:`.delayed`, :mod:`.second_pass`). On a
 ClusterQueue with a MultiKueue check no TAS pod set is searched: the worker finds the topology.
 
-Not modelled: ``TASHandleOverlappingFlavors`` (alpha) aggregation.
+With ``TASHandleOverlappingFlavors`` (beta, on; kueue#10659) the TAS flavors whose lowest level is
+the hostname share their usage per node: each such flavor's snapshot starts with the TAS usage of
+every such flavor (``Cache.Snapshot``, ``snapshotTopologyDomainUsages``), and a Workload's pod sets
+on such flavors see what its earlier pod sets took on the others (``FindTopologyAssignmentsForWorkload``'s
+``aggregatedDomainUsages`` as ``FindTopologyAssignmentsForFlavor``'s assumed usage). A node that two
+flavors select is thus not counted free twice. As upstream, what the cycle admits or a preemption
+simulation removes changes the Workload's own flavors' snapshots only.
 """
 
 from __future__ import annotations
@@ -50,15 +56,27 @@ from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
-from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage
+from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage_on
 from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology, has_multikueue_check
-from kbatch.controllers.kueue.tas.elastic import ElasticPlacement, find_elastic, previous_assignment
+from kbatch.controllers.kueue.tas.elastic import (
+    AddAssumed,
+    Assumed,
+    ElasticPlacement,
+    find_elastic,
+    previous_assignment,
+)
 from kbatch.controllers.kueue.tas.placement import Placement
 from kbatch.controllers.kueue.tas.preemption import TopologyRemoval
 from kbatch.controllers.kueue.tas.request import is_explicit, slice_layers
-from kbatch.controllers.kueue.tas.snapshot import PodSetTASRequest, TASFlavorSnapshot, TopologyResult
+from kbatch.controllers.kueue.tas.snapshot import (
+    HOSTNAME,
+    PodSetTASRequest,
+    TASFlavorSnapshot,
+    TopologyResult,
+)
 from kbatch.controllers.kueue.workloadslicing.slices import enabled as slicing_enabled
 from kbatch.controllers.scheduler.convert import node_selector_term
+from kbatch.controllers.scheduler.types import WeightedTerm
 
 __all__ = ["FlavorRequest", "TASCycle", "add_assumed", "pod_set_request", "toleration_keys"]
 
@@ -104,6 +122,7 @@ def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
     required = na.required_during_scheduling_ignored_during_execution if na is not None else None
     if required is not None:
         affinity = tuple(node_selector_term(t) for t in required.node_selector_terms or ())
+    preferred = (na.preferred_during_scheduling_ignored_during_execution if na is not None else None) or ()
     return PodSetTASRequest(
         ps.name or "",
         count,
@@ -114,6 +133,7 @@ def pod_set_request(ps: PodSet, count: int, implied: bool) -> PodSetTASRequest:
         implied=implied,
         node_selector=dict((spec.node_selector if spec is not None else None) or {}),
         affinity=affinity,
+        preferred_affinity=tuple(WeightedTerm(p.weight, node_selector_term(p.preference)) for p in preferred),
         tolerations=toleration_keys((spec.tolerations if spec is not None else None) or ()),
         slice_layers=slice_layers(tr),
     )
@@ -130,6 +150,8 @@ class TASCycle:
         by_hostname_prefix: bool = True,
         balanced: bool = False,
         elastic: bool = False,
+        respect_preferred: bool = False,
+        overlapping: bool = False,
     ) -> None:
         self.cache = cache
         self.flavors = flavors
@@ -137,6 +159,8 @@ class TASCycle:
         self.by_hostname_prefix = by_hostname_prefix  # TASAssignmentsEncodingByHostnamePrefix
         self.balanced = balanced  # TASBalancedPlacement
         self.elastic = elastic  # ElasticJobsViaWorkloadSlicesWithTAS (with ElasticJobsViaWorkloadSlices)
+        self.respect_preferred = respect_preferred  # TASRespectNodeAffinityPreferred
+        self.overlapping = overlapping  # TASHandleOverlappingFlavors
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
 
@@ -168,11 +192,23 @@ class TASCycle:
             topology, levels = self.levels(flavor)  # type: ignore[misc]
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
             snap.balanced = self.balanced
+            snap.respect_preferred = self.respect_preferred
+            sources = self._host_flavors() if self._shares_nodes(flavor) else (flavor,)
             for wl in self.admitted():
-                for domains, one in workload_tas_usage(wl, flavor):
+                for domains, one in workload_tas_usage_on(wl, sources):
                     snap.add_usage(domains, one)
             self._snapshots[flavor] = snap
         return snap
+
+    def _shares_nodes(self, flavor: str) -> bool:
+        """``TASHandleOverlappingFlavors`` applies to the flavor: its lowest level is the hostname
+        (``IsLowestLevelHostname``)."""
+        levels = self.levels(flavor)
+        return self.overlapping and levels is not None and levels[1][-1] == HOSTNAME
+
+    def _host_flavors(self) -> tuple[str, ...]:
+        """The TAS flavors whose usage is shared per node, in name order."""
+        return tuple(f for f in sorted(self.flavors) if self._shares_nodes(f))
 
     def flavor_mismatch(
         self, cq: ClusterQueueNode, ps: PodSet, flavor: ResourceFlavor, covered: Iterable[str]
@@ -259,11 +295,15 @@ class TASCycle:
         """``FindTopologyAssignmentsForFlavor``: the placements, or the first pod set that fails
         (of a podset group, the first in the Workload)."""
         found: dict[int, Placement] = {}
+        by_host: dict[tuple[str, ...], dict[str, int]] = {}  # ``aggregatedDomainUsages``
         for flavor in sorted({r.flavor for r in requests}):
             snap = self.snapshot(flavor)
             assumed: dict[tuple[str, ...], dict[str, int]] = {}
+            assume: AddAssumed = add_assumed
+            if self._shares_nodes(flavor):
+                assumed, assume = _shared_assumed(snap, by_host)
             for workers, leader in _groups([r for r in requests if r.flavor == flavor]):
-                elastic = self._elastic(snap, workers, leader, assumed, empty)
+                elastic = self._elastic(snap, workers, leader, assumed, empty, assume)
                 if elastic is not None:
                     result, leader_result = elastic.workers, elastic.leader
                 else:
@@ -283,7 +323,7 @@ class TASCycle:
                         flavor, res, dict(r.request.single_pod), self.by_hostname_prefix
                     )
                     if elastic is None:  # the elastic path assumed what it took
-                        add_assumed(assumed, snap.leaves_of(res), r.request.single_pod)
+                        assume(assumed, snap.leaves_of(res), r.request.single_pod)
         return found, None
 
     def _elastic(
@@ -293,6 +333,7 @@ class TASCycle:
         leader: FlavorRequest | None,
         assumed: dict[tuple[str, ...], dict[str, int]],
         empty: bool,
+        assume: AddAssumed,
     ) -> ElasticPlacement | None:
         """``handleElasticWorkload`` when the gate is on (:mod:`.elastic`)."""
         if not self.elastic or workers.previous is None:
@@ -302,7 +343,7 @@ class TASCycle:
             (workers.request, workers.previous),
             (leader.request, leader.previous) if leader is not None else None,
             assumed,
-            add_assumed,
+            assume,
             simulate_empty=empty,
         )
 
@@ -407,6 +448,25 @@ def add_assumed(
         have = assumed.setdefault(leaf, {})
         for res, q in {**single_pod, "pods": 1}.items():
             have[res] = have.get(res, 0) + q * count
+
+
+def _shared_assumed(snap: TASFlavorSnapshot, by_host: Assumed) -> tuple[Assumed, AddAssumed]:
+    """A flavor's assumed usage seeded from what the Workload's pod sets took on the flavors sharing
+    nodes (``by_host``, keyed by hostname), and an ``addAssumedUsage`` that records there too."""
+    assumed: Assumed = {}
+    for host, usage in by_host.items():
+        leaf = snap.leaf_of(host)
+        if leaf is not None:
+            assumed[leaf] = dict(usage)
+
+    def assume(
+        into: Assumed, leaves: Iterable[tuple[tuple[str, ...], int]], single_pod: Mapping[str, int]
+    ) -> None:
+        taken = list(leaves)
+        add_assumed(into, taken, single_pod)
+        add_assumed(by_host, [(leaf[-1:], count) for leaf, count in taken], single_pod)
+
+    return assumed, assume
 
 
 def _update_mode(a: Assignment, psa: PodSetAssignment, mode: int) -> None:

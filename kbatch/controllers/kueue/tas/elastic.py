@@ -41,6 +41,8 @@ from kbatch.controllers.kueue.tas.snapshot import (
 )
 
 __all__ = [
+    "AddAssumed",
+    "Assumed",
     "ElasticPlacement",
     "find_elastic",
     "pod_count",

@@ -19,6 +19,13 @@ Phase 2a looks for the domains at the requested level that hold ``count // size`
 first). Phase 2b walks down: above the slice level the children of *all* chosen domains compete
 for the pod set's slices; at and below it each chosen domain's children take that domain's pods,
 in whole inner-layer slices where a layer applies (single pods otherwise).
+
+With ``TASRespectNodeAffinityPreferred`` (alpha, off) a domain also carries its preferred node
+affinity score (``affinity``: the weights of the preferred terms its node matches, summed up the
+tree, as ``fillInCountsHelper`` does); the score comes before the placement policy in both orders
+and a best fit never leaves the first domain's score tier (``topAffinityTierDomains``). The snapshot
+computes scores only with the gate on; with it off every score is 0, so the orders and best fits
+are exactly those without the gate.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ __all__ = [
     "prioritize_leader",
     "sorted_domains",
     "sorted_with_leader",
+    "top_affinity_tier",
 ]
 
 DomainValues = tuple[str, ...]
@@ -51,6 +59,7 @@ class Domain:
     leader: int = 0  # leaders the domain holds (0 or 1)
     count_wl: int = 0  # workers it holds beside the leader (``podCountWithLeader``)
     slices_wl: int = 0  # ``sliceCountWithLeader``
+    affinity: int = 0  # ``affinityScore`` (TASRespectNodeAffinityPreferred; 0 without it)
 
     def held(self, slices: bool, with_leader: bool) -> int:
         if slices:
@@ -69,7 +78,7 @@ def fill_counts(
             d.slices, d.slices_wl = d.count // size, d.count_wl // size
         return
     inner = size_at.get(level + 1)
-    pods = slices = leaders = 0
+    pods = slices = leaders = affinity = 0
     min_pods: int | None = None
     min_slices = 0
     for child in d.children:
@@ -83,7 +92,8 @@ def fill_counts(
             min_slices = slice_loss if min_pods is None else min(min_slices, slice_loss)
             min_pods = loss if min_pods is None else min(min_pods, loss)
         leaders = max(leaders, child.leader)
-    d.count, d.leader = pods, leaders
+        affinity += child.affinity
+    d.count, d.leader, d.affinity = pods, leaders, affinity
     d.count_wl = pods - min_pods if min_pods is not None else 0
     slices_wl = slices - min_slices if min_pods is not None else 0
     if level == slice_level:
@@ -92,23 +102,25 @@ def fill_counts(
 
 
 def sorted_domains(domains: Sequence[Domain], least_free: bool) -> list[Domain]:
-    """``sortedDomains``: slices descending (BestFit) or ascending (LeastFreeCapacity), then pods
-    ascending, then values."""
+    """``sortedDomains``: preferred affinity score descending, then slices descending (BestFit) or
+    ascending (LeastFreeCapacity), then pods ascending, then values."""
     sign = 1 if least_free else -1
-    return sorted(domains, key=lambda d: (sign * d.slices, d.count, d.values))
+    return sorted(domains, key=lambda d: (-d.affinity, sign * d.slices, d.count, d.values))
 
 
 def sorted_with_leader(domains: Sequence[Domain], least_free: bool) -> list[Domain]:
     """``sortedDomainsWithLeader``: domains holding the leader first, then as
     :func:`sorted_domains` by what they hold beside the leader."""
     sign = 1 if least_free else -1
-    return sorted(domains, key=lambda d: (-d.leader, sign * d.slices_wl, d.count_wl, d.values))
+    return sorted(domains, key=lambda d: (-d.leader, -d.affinity, sign * d.slices_wl, d.count_wl, d.values))
 
 
 def best_fit(domains: Sequence[Domain], needed: int, slices: bool, leaders: int = 0) -> Domain:
     """``findBestFitDomain`` / ``findBestFitDomainForSlices``: the first domain holding the fewest
     pods (slices) that still holds ``needed`` (beside the leader, and holding it, when ``leaders``);
-    the first domain when none does."""
+    the first domain when none does. Only the domains sharing the first one's affinity score are
+    looked at (``topAffinityTierDomains``: the score outranks the fit)."""
+    domains = top_affinity_tier(domains)
     best: Domain | None = None
     for d in domains:
         if d.leader < leaders:
@@ -117,6 +129,14 @@ def best_fit(domains: Sequence[Domain], needed: int, slices: bool, leaders: int 
         if have >= needed and (best is None or have < best.held(slices, leaders > 0)):
             best = d
     return best if best is not None else domains[0]
+
+
+def top_affinity_tier(domains: Sequence[Domain]) -> Sequence[Domain]:
+    """``topAffinityTierDomains``: the leading run of domains with the first one's score."""
+    for i, d in enumerate(domains):
+        if d.affinity != domains[0].affinity:
+            return domains[:i]
+    return domains
 
 
 def prioritize_leader(

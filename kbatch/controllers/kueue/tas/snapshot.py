@@ -34,8 +34,16 @@ slices of the outermost slice layer (one pod without slices; :mod:`.search` has 
 A podset group's leader is searched with its workers (:meth:`TASFlavorSnapshot.find_group`);
 with ``TASBalancedPlacement`` (alpha, off) a preferred request is spread by :mod:`.balanced` first.
 
-Not modelled (docs/kueue.md): preferred node affinity (``TASRespectNodeAffinityPreferred``, alpha,
-off). A failed node's replacement (``replacement.py``) searches with :meth:`TASFlavorSnapshot.find`.
+With ``TASRespectNodeAffinityPreferred`` (alpha, off; ``respect_preferred``) each feasible node
+scores the summed weights of the pod set's preferred node affinity terms it matches
+(``defaultChecker.FindFeasibleNodes`` step 4, ``PreferredSchedulingTerms.Score``), a domain the sum of
+its nodes' (``fillInCountsHelper``), and the score outranks the placement policy in every order and
+best fit (:mod:`.search`). A ``required`` level whose best-scored domain cannot hold the pod set takes
+the first lower-scored one that can (``findLevelWithFitDomains``); a ``preferred`` one climbs a
+level as ever. Scores need nodes: with a lowest level other than the hostname every score is 0, as
+upstream (KEP 2724 "Support for Preferred Node Affinity").
+
+A failed node's replacement (``replacement.py``) searches with :meth:`TASFlavorSnapshot.find`.
 """
 
 from __future__ import annotations
@@ -53,7 +61,7 @@ from kbatch.controllers.kueue.tas.search import (
     sorted_domains,
     sorted_with_leader,
 )
-from kbatch.controllers.scheduler.types import NodeSelectorTerm
+from kbatch.controllers.scheduler.types import NodeSelectorTerm, WeightedTerm
 
 __all__ = [
     "HOSTNAME",
@@ -92,6 +100,7 @@ class PodSetTASRequest:
     implied: bool = False
     node_selector: Mapping[str, str] = field(default_factory=dict)
     affinity: tuple[NodeSelectorTerm, ...] | None = None  # required node affinity terms
+    preferred_affinity: tuple[WeightedTerm, ...] = ()  # preferred node affinity terms
     tolerations: tuple[tuple[str, str, str, str], ...] = ()  # (key, operator, value, effect)
     # ``PodSetSliceRequiredTopologyConstraints``: (level, size) from the outermost layer in
     slice_layers: tuple[tuple[str, int], ...] = ()
@@ -166,9 +175,11 @@ class TASFlavorSnapshot:
         nodes: Sequence[TASNode],
         flavor_tolerations: Sequence[tuple[str, str, str, str]] = (),
         balanced: bool = False,
+        respect_preferred: bool = False,
     ) -> None:
         self.topology = topology
         self.balanced = balanced  # TASBalancedPlacement (alpha, off)
+        self.respect_preferred = respect_preferred  # TASRespectNodeAffinityPreferred (alpha, off)
         self.levels = tuple(levels)
         self.hostname_leaves = bool(levels) and levels[-1] == HOSTNAME
         self.flavor_tolerations = tuple(flavor_tolerations)
@@ -191,14 +202,14 @@ class TASFlavorSnapshot:
     ) -> None:
         """``addTASUsage``: ``count`` pods of ``single_pod`` (and ``count`` pods) on each leaf."""
         for values, count in domains:
-            leaf = self._leaf_of(values)
+            leaf = self.leaf_of(values)
             if leaf is None:
                 continue
             have = self.usage.setdefault(leaf, {})
             for res, q in {**single_pod, "pods": 1}.items():
                 have[res] = have.get(res, 0) + sign * q * count
 
-    def _leaf_of(self, values: DomainValues) -> DomainValues | None:
+    def leaf_of(self, values: DomainValues) -> DomainValues | None:
         """The leaf an assignment's domain names: its full values, or (hostname topologies) the
         hostname alone."""
         if len(values) == len(self.levels) and values in self.leaf_free:
@@ -209,13 +220,13 @@ class TASFlavorSnapshot:
 
     def leaves_of(self, result: TopologyResult) -> list[tuple[DomainValues, int]]:
         return [
-            (leaf, count) for values, count in result.domains if (leaf := self._leaf_of(values)) is not None
+            (leaf, count) for values, count in result.domains if (leaf := self.leaf_of(values)) is not None
         ]
 
     def fits(self, domains: Sequence[tuple[DomainValues, int]], single_pod: Mapping[str, int]) -> bool:
         """Whether the domains still hold their pods (``TASFlavorSnapshot.Fits``)."""
         for values, count in domains:
-            leaf = self._leaf_of(values)
+            leaf = self.leaf_of(values)
             if (
                 leaf is None
                 or count_in(self._remaining(leaf, {}, False), {**single_pod, "pods": 1})[0] < count
@@ -389,8 +400,9 @@ class TASFlavorSnapshot:
         roots: list[Domain] = []
         for leaf in sorted(self.leaf_free):
             stats.total += 1
-            count = count_wl = leads = 0
+            count = count_wl = leads = score = 0
             if self._feasible(leaf, req, stats):
+                score = self._affinity_score(leaf, req)
                 remaining = self._remaining(leaf, assumed, empty)
                 count, limiting = count_in(remaining, one)
                 if count == 0 and limiting:
@@ -407,7 +419,17 @@ class TASFlavorSnapshot:
                     (by_prefix[prefix[:-1]].children if depth > 1 else roots).append(d)
             d = by_prefix[leaf]
             d.count, d.count_wl, d.leader = count, count_wl, leads
+            d.affinity = score
         return roots
+
+    def _affinity_score(self, leaf: DomainValues, req: PodSetTASRequest) -> int:
+        """``PreferredSchedulingTerms.Score`` of a feasible node (``FindFeasibleNodes`` step 4): the
+        weights of the preferred terms it matches; 0 without the gate or without nodes as leaves."""
+        if not self.respect_preferred or not self.hostname_leaves or not req.preferred_affinity:
+            return 0
+        node = self.leaf_nodes[leaf]
+        terms = req.preferred_affinity
+        return sum(w.weight for w in terms if w.weight and w.term.matches(node.labels, node.name))
 
     def _feasible(self, leaf: DomainValues, req: PodSetTASRequest, stats: _Stats) -> bool:
         """``defaultChecker.FindFeasibleNodes``: taints, node selector, required affinity (nodes
@@ -463,6 +485,10 @@ class TASFlavorSnapshot:
         if top.slices_wl >= need and top.leader >= leaders:
             return level, [top]
         if p.required:
+            if self.respect_preferred:  # a lower-scored domain holding the pod set
+                for i in range(1, len(ordered)):
+                    if ordered[i].slices_wl >= need and ordered[i].leader >= leaders:
+                        return level, [best_fit(ordered[i:], need, True, leaders)]
             return self._not_fit(domains, level, top.slices, need, p, req, stats)
         if level > 0 and not lfc:
             return self._fit_level(level - 1, per_level, p, req, stats)
