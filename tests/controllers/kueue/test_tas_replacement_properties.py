@@ -10,7 +10,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbatch.controllers.kueue.tas.replacement import find_replacement
+from kbatch.controllers.kueue.tas.replacement import _within, find_replacement
 from kbatch.controllers.kueue.tas.snapshot import (
     HOSTNAME,
     PodSetTASRequest,
@@ -93,3 +93,18 @@ def test_a_replacement_stays_in_the_required_domain_within_capacity(
     for (h,), c in got.added:
         assert c <= room[h]  # no host over capacity
         assert final[h] == kept.get(h, 0) + c
+
+
+@given(st.booleans(), st.booleans(), st.sampled_from([("b0",), ("b0", "b0-r1")]))
+def test_a_search_confined_to_a_replacement_domain_keeps_the_flavors_placement_gates(
+        balanced: bool, preferred: bool, prefix: tuple[str, ...]) -> None:
+    """Upstream confines the replacement search by an option of the same snapshot's
+    ``findTopologyAssignment`` (``requiredReplacementDomain``), so ``TASBalancedPlacement`` and
+    ``TASRespectNodeAffinityPreferred`` shape it as they shape any search; kbatch's confined copy of
+    the snapshot dropped the balanced flag."""
+    nodes = [TASNode(f"b0-r{r}-h0", {"block": "b0", "rack": f"b0-r{r}", HOSTNAME: f"b0-r{r}-h0"},
+                     {"cpu": 1000, "pods": 10}) for r in range(2)]
+    snap = TASFlavorSnapshot("t", LEVELS, nodes, balanced=balanced, respect_preferred=preferred)
+    sub = _within(snap, prefix)
+    assert (sub.balanced, sub.respect_preferred) == (balanced, preferred)
+    assert all(leaf[:len(prefix)] == prefix for leaf in sub.leaf_free) and sub.leaf_free

@@ -63,8 +63,8 @@ class Replacement:
 def _within(snap: TASFlavorSnapshot, prefix: DomainValues) -> TASFlavorSnapshot:
     """The snapshot's leaves under ``prefix`` (``requiredReplacementDomain``), their free capacity
     and usage shared."""
-    sub = TASFlavorSnapshot(snap.topology, snap.levels, (), snap.flavor_tolerations)
-    sub.respect_preferred = snap.respect_preferred
+    sub = TASFlavorSnapshot(snap.topology, snap.levels, (), snap.flavor_tolerations,
+                            balanced=snap.balanced, respect_preferred=snap.respect_preferred)
     for leaf, free in snap.leaf_free.items():
         if leaf[: len(prefix)] == prefix:
             sub.leaf_free[leaf] = free
