@@ -26,8 +26,8 @@ from kbatch.controllers.kueue.concurrent_admission.effects import (
     CreateVariant,
     DeleteVariant,
     Effect,
-    OpenGate,
     SetActive,
+    event_of,
     mutate_status,
 )
 from kbatch.controllers.kueue.concurrent_admission.plan import Inputs, plan
@@ -131,59 +131,54 @@ class VariantReconciler:
     # --- effects -----------------------------------------------------------------------------------
     def _apply(self, parent: Workload, effect: Effect) -> None:
         if isinstance(effect, CreateVariant):
-            self._create(parent, effect)
+            done = self._create(effect)
         elif isinstance(effect, DeleteVariant):
-            self._delete(parent, effect)
+            with contextlib.suppress(NotFound):
+                self.mgr.ctx.client.delete(Workload, effect.name, parent.metadata.namespace)
+            done = True
         elif isinstance(effect, SetActive):
-            self._set_active(parent, effect)
+            done = self._set_active(parent, effect)
         else:
-            self._write_status(parent, effect)
+            done = self._write_status(parent, effect)
+        event = event_of(effect, parent) if done else None
+        if event is not None:
+            name, reason, message = event
+            about = parent
+            if name != parent.metadata.name:
+                about = self.mgr.get(Workload, name, parent.metadata.namespace) or parent
+            self.mgr.recorder.event(about, "Normal", reason, message)
 
-    def _create(self, parent: Workload, e: CreateVariant) -> None:
+    def _create(self, e: CreateVariant) -> bool:
         try:
-            created = self.mgr.ctx.client.create(e.workload)
+            self.mgr.ctx.client.create(e.workload)
         except AlreadyExists:
-            return
-        key = f"{created.metadata.namespace}/{created.metadata.name}"
-        self.mgr.recorder.event(parent, "Normal", "CreatedVariant", f'Variant Workload "{key}" created')
+            return False
+        return True
 
-    def _delete(self, parent: Workload, e: DeleteVariant) -> None:
-        namespace = parent.metadata.namespace
-        with contextlib.suppress(NotFound):
-            self.mgr.ctx.client.delete(Workload, e.name, namespace)
-        message = (
-            f'Variant Workload "{namespace}/{e.name}" deleted; flavor "{e.flavor}" no longer in ClusterQueue'
-        )
-        self.mgr.recorder.event(parent, "Normal", "DeletedVariant", message)
-
-    def _set_active(self, parent: Workload, e: SetActive) -> None:
+    def _set_active(self, parent: Workload, e: SetActive) -> bool:
+        """``activateWl``/``deactivateWl`` (retried on conflict from the stored object); whether
+        ``spec.active`` was written."""
         client, namespace = self.mgr.ctx.client, parent.metadata.namespace
         for _ in range(3):
             try:
                 obj = edit(client.get(Workload, e.name, namespace))
             except NotFound:
-                return
+                return False
             if obj.spec is None or (obj.spec.active is not False) == e.active:
-                return
+                return False
             obj.spec.active = e.active
             try:
-                written = client.update(obj)
+                client.update(obj)
             except Conflict:
                 continue
-            reason, verb = ("Activated", "activated") if e.active else ("Deactivated", "deactivated")
-            reason += "Variant"
-            self.mgr.recorder.event(written, "Normal", reason, f"Variant Workload {verb} due to {e.message}")
-            return
+            return True
         raise Conflict(f"workloads {e.name}: could not set spec.active")
 
-    def _write_status(self, parent: Workload, e: Any) -> None:
+    def _write_status(self, parent: Workload, e: Any) -> bool:
         mgr = self.mgr
         current = mgr.get(Workload, e.name, parent.metadata.namespace)
         if current is None:
-            return
+            return False
         now, obs, explicit = mgr.now(), mgr.observability, mgr.explicit_status
         written = write_status(mgr, current, lambda st, obj: mutate_status(e, st, obj, now, obs, explicit))
-        if written is not None and isinstance(e, OpenGate):
-            key = f"{written.metadata.namespace}/{written.metadata.name}"
-            message = f'Opened preemption gate for variant workload "{key}"'
-            mgr.recorder.event(written, "Normal", "PreemptionUngatedVariant", message)
+        return written is not None

@@ -35,6 +35,7 @@ __all__ = [
     "SetActive",
     "StatusEffect",
     "SyncPodsReady",
+    "event_of",
     "mutate_status",
 ]
 
@@ -170,3 +171,23 @@ def mutate_status(
     if isinstance(e, AdmitParent):
         return _admit(status, e, gen, now)
     return gates.set_position(wl, status, gates.CONCURRENT_ADMISSION_GATE, gates.OPEN, now)
+
+
+def event_of(e: Effect, parent: Workload) -> tuple[str, str, str] | None:
+    """The Normal event upstream records for ``e``: (the Workload it is about, reason, message);
+    ``None`` for the status effects that record none."""
+    namespace, pname = parent.metadata.namespace, parent.metadata.name or ""
+    if isinstance(e, CreateVariant):
+        key = f"{namespace}/{e.workload.metadata.name}"
+        return pname, "CreatedVariant", f'Variant Workload "{key}" created'
+    if isinstance(e, DeleteVariant):
+        key = f"{namespace}/{e.name}"
+        message = f'Variant Workload "{key}" deleted; flavor "{e.flavor}" no longer in ClusterQueue'
+        return pname, "DeletedVariant", message
+    if isinstance(e, SetActive):
+        verb = "activated" if e.active else "deactivated"
+        return e.name, f"{verb.capitalize()}Variant", f"Variant Workload {verb} due to {e.message}"
+    if isinstance(e, OpenGate):
+        message = f'Opened preemption gate for variant workload "{namespace}/{e.name}"'
+        return e.name, "PreemptionUngatedVariant", message
+    return None

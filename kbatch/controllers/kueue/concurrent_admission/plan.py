@@ -73,8 +73,13 @@ class Inputs:
 
 @dataclass
 class Plan:
+    """The effects in order, the requeue delay, and the parent and Variants as the planner's copies
+    end (the Variants created appended): what the controller's writes make of them."""
+
     effects: list[Effect] = field(default_factory=list)
     requeue_after: float = 0.0  # seconds; 0: no requeue
+    parent: Workload | None = None
+    variants: list[Workload] = field(default_factory=list)
 
 
 def _key(wl: Workload) -> str:
@@ -323,9 +328,11 @@ def plan(parent: Workload, variants: list[Workload], inputs: Inputs) -> Plan:
     sim = _Sim(parent, sort_variants(variants, order), inputs)
     _create(sim)
     _delete_stale(sim, order)
-    if _sync_eviction(sim):
-        return Plan(sim.effects)
-    _deactivate(sim, order)
-    _activate(sim, order)
-    _sync_admission(sim)
-    return Plan(sim.effects, _open_gate(sim))
+    wait = 0.0
+    if not _sync_eviction(sim):
+        _deactivate(sim, order)
+        _activate(sim, order)
+        _sync_admission(sim)
+        wait = _open_gate(sim)
+    created = [e.workload for e in sim.effects if isinstance(e, CreateVariant)]
+    return Plan(sim.effects, wait, sim.parent, [*sim.variants, *created])
