@@ -459,7 +459,10 @@ class Scheduler:
 
     def _migrate(self, e: Entry) -> bool:
         """``issueMigration``: the less favourable admitted sibling is evicted (``FlavorMigration``);
-        the Variant waits for it (``PendingMigration``); whether an eviction was written."""
+        the Variant waits for it (``PendingMigration``); whether an eviction was written. A sibling
+        already evicted is waited for, not evicted again (upstream evicts it again each cycle,
+        counting one more ``FlavorMigration`` eviction each time; kbatch's scheduler runs when woken,
+        and a re-eviction would wake it for ever while the sibling's quota is being released)."""
         victim = e.migration_victim
         assert victim is not None
         message = (
@@ -467,12 +470,14 @@ class Scheduler:
             "favorable resource flavor"
         )
         current = _current(self.mgr, victim)
-        if current is not None:
+        issued = False
+        if current is not None and not W.has(current.status, Cond.EVICTED):
             evict(self.mgr, current, FLAVOR_MIGRATION, message)
+            issued = True
         e.last = None
         e.requeue_reason = RequeueReason.PENDING_MIGRATION
         e.inadmissible_msg += ". Pending the migration of 1 workload(s)"
-        return current is not None
+        return issued
 
     # --- requeue -----------------------------------------------------------------------------------
     def _requeue_and_update(self, e: Entry) -> None:
