@@ -207,3 +207,48 @@ def test_parents_for_cluster_queue(objects: list[dict[str, Any]], want: list[tup
                                       "metadata": {"name": "cq"}, "spec": {}})
     got = sorted((r.namespace, r.name) for r in ParentsOfClusterQueue(w.cp.cache)(cq))
     assert got == want
+
+
+# --- jobs: the parent's job runs where its admitted Variant is ---------------------------------------
+
+
+def _job_world() -> World:
+    from .test_jobs import node
+
+    cq = cluster_queue("cq", (["cpu"], [("fa", [quota("cpu", "2")]), ("fb", [quota("cpu", "4")])]))
+    cq["spec"]["concurrentAdmissionPolicy"] = TRY
+    return World(node("n-a", "a"), node("n-b", "b"), flavor("fa", labels={"pool": "a"}),
+                 flavor("fb", labels={"pool": "b"}), cq, local_queue("lq", "cq"), controllers="*",
+                 feature_gates=ON)
+
+
+def test_a_job_migrates_to_the_preferred_flavor_once_it_frees() -> None:
+    """A Job admitted on ``fb`` (``fa`` full) moves to ``fa`` when ``fa`` frees: the scheduler
+    evicts the ``fb`` Variant (``FlavorMigration``), the parent is evicted (``VariantEvicted``) and
+    its job suspended, the ``fb`` Variant gives its quota up, the ``fa`` Variant is admitted and the
+    parent, re-admitted with its admission, restarts the job on pool ``a``."""
+    from kbatch.api.batch_v1 import Job
+
+    from .test_jobs import job
+
+    w = _job_world()
+    w.apply(job("blocker", seconds=30))
+    w.cp.run_until_idle()
+    w.cp.advance(2)
+    w.apply(job("j", seconds=300))
+    w.cp.run_until_idle()
+    w.cp.advance(2)
+    w.cp.run_until_idle()
+    assert w.cp.client.get(Job, "j", "default").spec.template.spec.node_selector == {"pool": "b"}
+    w.cp.advance(40)  # the blocker finishes; fa frees
+    for _ in range(3):
+        w.cp.run_until_idle()
+        w.cp.advance(5)
+    assert w.cp.client.get(Job, "j", "default").spec.template.spec.node_selector == {"pool": "a"}
+    parent = next(x for x in w.cp.client.list(Workload, "default").items
+                  if (x.metadata.labels or {}).get(V.PARENT_LABEL) and x.metadata.name.startswith("job-j-"))
+    variants = _variants(w, parent.metadata.name)
+    assert w.admitted(variants["fa"].metadata.name)
+    assert w.cond(variants["fb"].metadata.name, "Evicted").reason == "FlavorMigration"
+    assert variants["fb"].spec.active is False
+    assert w.flavors(parent.metadata.name) == {"cpu": "fa"}
