@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.kueue_v1beta2 import Workload
-from kbatch.controllers.kueue.concurrent_admission import variants as V
 
 from .helpers import KUEUE, cluster_queue, quota
 from .upstream_schedule import W, one_cycle
 
 GATES = "ConcurrentAdmission=true,UnadmittedWorkloadsObservability=true"
 CPU = "cpu"
+ALLOWED = "kueue.x-k8s.io/workload-allowed-resource-flavors"  # WorkloadAllowedResourceFlavorAnnotation
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Variant(W):
 
     def doc(self) -> dict[str, Any]:
         doc = super().doc()
-        doc["metadata"]["annotations"] = {V.ALLOWED_FLAVORS_ANNOTATION: self.flavor}
+        doc["metadata"]["annotations"] = {ALLOWED: self.flavor}
         doc["metadata"]["ownerReferences"] = [{
             "apiVersion": KUEUE, "kind": "Workload", "name": "parent-workload", "uid": "parent-uid",
             "controller": True, "blockOwnerDeletion": True,
