@@ -6,6 +6,8 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
 1. an orphan (no owner; deleting, or — ``FinishOrphanedWorkloads`` — carrying a job UID) is finished
    (``OwnerNotFound``) and its finalizer removed; with ``MultiKueueOrchestratedPreemption``,
    ``status.preemptionGates`` follows ``spec.preemptionGates`` (``syncPreemptionGateStates``);
+   with ``ConcurrentAdmission``, a Workload of a ClusterQueue with a ``concurrentAdmissionPolicy``
+   is labelled a parent (a parent has no admission checks, a Variant no PodsReady timeout);
 2. a finished workload is deleted once ``objectRetentionPolicies.workloads.afterFinished`` passed;
    an admission check in Retry with ``requeueAfterSeconds`` moves ``requeueAt`` to its retry time
    (``NeedsRequeueAtUpdate``);
