@@ -69,18 +69,37 @@ def test_a_job_is_admitted_on_the_preferred_flavor_through_a_variant(tmp_path: P
     state = tmp_path / "state"
     (tmp_path / "queues.yaml").write_text(QUEUES)
     (tmp_path / "job.yaml").write_text(JOB)
-    kbatch_ok(state, "--feature-gates", "ConcurrentAdmission=true",
-              "apply", "-f", str(tmp_path / "queues.yaml"), "-f", str(tmp_path / "job.yaml"))
+    kbatch_ok(
+        state,
+        "--feature-gates",
+        "ConcurrentAdmission=true",
+        "apply",
+        "-f",
+        str(tmp_path / "queues.yaml"),
+        "-f",
+        str(tmp_path / "job.yaml"),
+    )
     kbatch_ok(state, "advance", "2s")
 
     workloads = _json(state, "workloads")["items"]
-    parents = [w for w in workloads
-               if w["metadata"].get("labels", {}).get("kueue.x-k8s.io/concurrent-admission-parent") == "true"]
-    assert [p["metadata"]["name"] for p in parents] == [next(n for n in (w["metadata"]["name"] for w in workloads)
-                                                            if n.startswith("job-train-") and "-variant-" not in n)]
+    parents = [
+        w
+        for w in workloads
+        if w["metadata"].get("labels", {}).get("kueue.x-k8s.io/concurrent-admission-parent") == "true"
+    ]
+    assert [p["metadata"]["name"] for p in parents] == [
+        next(
+            n
+            for n in (w["metadata"]["name"] for w in workloads)
+            if n.startswith("job-train-") and "-variant-" not in n
+        )
+    ]
     parent = parents[0]
-    variants = {w["metadata"]["annotations"]["kueue.x-k8s.io/workload-allowed-resource-flavors"]: w
-                for w in workloads if w["metadata"].get("ownerReferences", [{}])[0].get("kind") == "Workload"}
+    variants = {
+        w["metadata"]["annotations"]["kueue.x-k8s.io/workload-allowed-resource-flavors"]: w
+        for w in workloads
+        if w["metadata"].get("ownerReferences", [{}])[0].get("kind") == "Workload"
+    }
     assert sorted(variants) == ["reserved", "spot"]
     preferred = variants["reserved"]
     conditions = {c["type"]: c for c in preferred["status"]["conditions"]}

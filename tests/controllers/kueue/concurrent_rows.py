@@ -21,14 +21,24 @@ PARENT = "wl-12345"
 
 
 def cond(kind: str, status: str, reason: str, message: str, at: datetime = NOW) -> dict[str, Any]:
-    return {"type": kind, "status": status, "reason": reason, "message": message,
-            "lastTransitionTime": at.isoformat()}
+    return {
+        "type": kind,
+        "status": status,
+        "reason": reason,
+        "message": message,
+        "lastTransitionTime": at.isoformat(),
+    }
 
 
 def blocked(at: datetime = NOW) -> dict[str, Any]:
     """``blockedOnPreemptionCondition``."""
-    return cond("BlockedOnPreemptionGates", "True", "PreemptionGated",
-                "Workload requires preemption, but it's gated", at)
+    return cond(
+        "BlockedOnPreemptionGates",
+        "True",
+        "PreemptionGated",
+        "Workload requires preemption, but it's gated",
+        at,
+    )
 
 
 def evaluated(at: datetime = NOW) -> dict[str, Any]:
@@ -46,8 +56,12 @@ def admitted() -> dict[str, Any]:
 
 
 def admission(cq: str, flavor: str) -> dict[str, Any]:
-    return {"clusterQueue": cq, "podSetAssignments": [
-        {"name": "main", "flavors": {"cpu": flavor}, "count": 1, "resourceUsage": {"cpu": "1"}}]}
+    return {
+        "clusterQueue": cq,
+        "podSetAssignments": [
+            {"name": "main", "flavors": {"cpu": flavor}, "count": 1, "resourceUsage": {"cpu": "1"}}
+        ],
+    }
 
 
 def wl(
@@ -69,15 +83,34 @@ def wl(
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if uid:
         meta["uid"] = uid
-    spec: dict[str, Any] = {"queueName": queue, "podSets": [
-        {"name": "main", "count": 1, "template": {"spec": {"containers": [
-            {"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}]}
+    spec: dict[str, Any] = {
+        "queueName": queue,
+        "podSets": [
+            {
+                "name": "main",
+                "count": 1,
+                "template": {
+                    "spec": {
+                        "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]
+                    }
+                },
+            }
+        ],
+    }
     if parent:
         meta["labels"] = {V.PARENT_LABEL: "true"}
     if flavor is not None:
         meta["annotations"] = {V.ALLOWED_FLAVORS_ANNOTATION: flavor}
-        meta["ownerReferences"] = [{"apiVersion": V.WORKLOAD_API_VERSION, "kind": "Workload", "name": PARENT,
-                                    "uid": "", "controller": True, "blockOwnerDeletion": True}]
+        meta["ownerReferences"] = [
+            {
+                "apiVersion": V.WORKLOAD_API_VERSION,
+                "kind": "Workload",
+                "name": PARENT,
+                "uid": "",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
         gates = [CA_GATE] if gates is None else gates
     if gates:
         spec["preemptionGates"] = [{"name": g} for g in gates]
@@ -93,8 +126,9 @@ def wl(
     if conditions:
         status["conditions"] = conditions
     if gate is not None:
-        status["preemptionGates"] = [{"name": CA_GATE, "position": gate[0],
-                                      "lastTransitionTime": gate[1].isoformat()}]
+        status["preemptionGates"] = [
+            {"name": CA_GATE, "position": gate[0], "lastTransitionTime": gate[1].isoformat()}
+        ]
     body = {"apiVersion": V.WORKLOAD_API_VERSION, "kind": "Workload", "metadata": meta, "spec": spec}
     if status:
         body["status"] = status
@@ -105,10 +139,10 @@ def digest(w: Workload) -> tuple[Any, ...]:
     """What the rows compare: name, labels, the allowed flavor, the owner, spec gates and active,
     conditions (without their times), gate states (with theirs), the admission's flavors."""
     st = w.status
-    conds = sorted((c.type, c.status, c.reason, c.message)
-                   for c in (st.conditions if st else None) or ())
-    states = sorted((s.name, s.position, s.last_transition_time)
-                    for s in (st.preemption_gates if st else None) or ())
+    conds = sorted((c.type, c.status, c.reason, c.message) for c in (st.conditions if st else None) or ())
+    states = sorted(
+        (s.name, s.position, s.last_transition_time) for s in (st.preemption_gates if st else None) or ()
+    )
     adm = st.admission if st else None
     flavors = None
     if adm is not None:

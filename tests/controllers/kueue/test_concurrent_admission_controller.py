@@ -28,8 +28,9 @@ TRY = {"migration": {"mode": "TryPreferredFlavors"}}
 
 
 def _world(on_demand: str = "2", spot: str = "4", gates: str = ON, policy: Any = TRY, **spec: Any) -> World:
-    cq = cluster_queue("cq", (["cpu"], [("on-demand", [quota("cpu", on_demand)]), ("spot", [quota("cpu", spot)])]),
-                       **spec)
+    cq = cluster_queue(
+        "cq", (["cpu"], [("on-demand", [quota("cpu", on_demand)]), ("spot", [quota("cpu", spot)])]), **spec
+    )
     if policy is not None:
         cq["spec"]["concurrentAdmissionPolicy"] = policy
     return World(flavor("on-demand"), flavor("spot"), cq, local_queue("lq", "cq"), feature_gates=gates)
@@ -38,8 +39,9 @@ def _world(on_demand: str = "2", spot: str = "4", gates: str = ON, policy: Any =
 def _variants(w: World, parent: str) -> dict[str, Workload]:
     """The parent's Variants by flavor."""
     uid = w.wl(parent).metadata.uid
-    return {V.variant_flavor(x): x for x in w.cp.client.list(Workload, "default").items
-            if V.parent_uid(x) == uid}
+    return {
+        V.variant_flavor(x): x for x in w.cp.client.list(Workload, "default").items if V.parent_uid(x) == uid
+    }
 
 
 def _reserved_cpu(w: World) -> dict[str, str]:
@@ -74,7 +76,11 @@ def test_a_workload_is_admitted_on_the_preferred_flavor_through_its_variant() ->
     assert w.cond("a", "Admitted").message == f"The variant {preferred.metadata.name} is admitted"
     assert variants["spot"].spec.active is False  # below the admitted one (TryPreferredFlavors)
     assert _reserved_cpu(w) == {"on-demand": "1", "spot": "0"}  # the parent's copy holds no quota
-    assert ("Normal", "CreatedVariant", f'Variant Workload "default/{preferred.metadata.name}" created') in w.events("a")
+    assert (
+        "Normal",
+        "CreatedVariant",
+        f'Variant Workload "default/{preferred.metadata.name}" created',
+    ) in w.events("a")
 
 
 def test_a_workload_falls_back_to_the_next_flavor_when_the_preferred_one_is_full() -> None:
@@ -112,7 +118,9 @@ def test_preemption_gates_open_one_at_a_time_in_flavor_order_after_the_timeout()
     opened = _gate_times(w, "high")
     assert list(opened) == ["on-demand"]
     start = opened["on-demand"]
-    assert w.cond(_variants(w, "high")["on-demand"].metadata.name, "BlockedOnPreemptionGates").status == "True"
+    assert (
+        w.cond(_variants(w, "high")["on-demand"].metadata.name, "BlockedOnPreemptionGates").status == "True"
+    )
     _mark_blocked(w, _variants(w, "high")["spot"])
     w.cp.advance(250)
     w.cp.run_until_idle()
@@ -125,12 +133,17 @@ def test_preemption_gates_open_one_at_a_time_in_flavor_order_after_the_timeout()
 
 
 def _mark_blocked(w: World, variant: Workload) -> None:
-    blocked = {"type": "BlockedOnPreemptionGates", "status": "True", "reason": "PreemptionGated",
-               "message": "Workload requires preemption, but it's gated",
-               "lastTransitionTime": w.cp.now().isoformat()}
+    blocked = {
+        "type": "BlockedOnPreemptionGates",
+        "status": "True",
+        "reason": "PreemptionGated",
+        "message": "Workload requires preemption, but it's gated",
+        "lastTransitionTime": w.cp.now().isoformat(),
+    }
     conds = [c.to_dict() for c in (variant.status.conditions if variant.status else None) or ()]
-    w.cp.client.patch_status(Workload, variant.metadata.name, {"status": {"conditions": [*conds, blocked]}},
-                             "default")
+    w.cp.client.patch_status(
+        Workload, variant.metadata.name, {"status": {"conditions": [*conds, blocked]}}, "default"
+    )
     w.cp.run_until_idle()
 
 
@@ -172,8 +185,15 @@ def _parent(name: str, ns: str, lq: str) -> dict[str, Any]:
 def _variant(name: str, ns: str, lq: str) -> dict[str, Any]:
     doc = workload(name, lq, namespace=ns)
     doc["metadata"]["annotations"] = {V.ALLOWED_FLAVORS_ANNOTATION: "spot"}
-    doc["metadata"]["ownerReferences"] = [{"apiVersion": V.WORKLOAD_API_VERSION, "kind": "Workload",
-                                           "name": "parent", "uid": "u", "controller": True}]
+    doc["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": V.WORKLOAD_API_VERSION,
+            "kind": "Workload",
+            "name": "parent",
+            "uid": "u",
+            "controller": True,
+        }
+    ]
     return doc
 
 
@@ -181,19 +201,55 @@ def _ns(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-@pytest.mark.parametrize(("objects", "want"), [
-    pytest.param([_lq("lq", "default", "cq"), _parent("parent-a", "default", "lq"), _parent("parent-b", "default", "lq")],
-                 [("default", "parent-a"), ("default", "parent-b")], id="multiple parents under one ClusterQueue"),
-    pytest.param([_ns("ns-a"), _ns("ns-b"), _lq("lq", "ns-a", "cq"), _lq("lq", "ns-b", "cq"),
-                  _parent("parent-a", "ns-a", "lq"), _parent("parent-b", "ns-b", "lq")],
-                 [("ns-a", "parent-a"), ("ns-b", "parent-b")], id="parents across namespaces feeding the same ClusterQueue"),
-    pytest.param([_lq("lq", "default", "cq"), _parent("parent", "default", "lq"), _variant("variant", "default", "lq"),
-                  workload("plain", "lq")], [("default", "parent")], id="non-parent workloads are excluded"),
-    pytest.param([_lq("lq", "default", "cq"), _lq("lq-other", "default", "cq-other"), _parent("parent", "default", "lq"),
-                  _parent("parent-other", "default", "lq-other")], [("default", "parent")],
-                 id="workloads of other ClusterQueues are excluded"),
-    pytest.param([_lq("lq", "default", "cq"), workload("plain", "lq")], [], id="no parents returns nothing"),
-])
+@pytest.mark.parametrize(
+    ("objects", "want"),
+    [
+        pytest.param(
+            [
+                _lq("lq", "default", "cq"),
+                _parent("parent-a", "default", "lq"),
+                _parent("parent-b", "default", "lq"),
+            ],
+            [("default", "parent-a"), ("default", "parent-b")],
+            id="multiple parents under one ClusterQueue",
+        ),
+        pytest.param(
+            [
+                _ns("ns-a"),
+                _ns("ns-b"),
+                _lq("lq", "ns-a", "cq"),
+                _lq("lq", "ns-b", "cq"),
+                _parent("parent-a", "ns-a", "lq"),
+                _parent("parent-b", "ns-b", "lq"),
+            ],
+            [("ns-a", "parent-a"), ("ns-b", "parent-b")],
+            id="parents across namespaces feeding the same ClusterQueue",
+        ),
+        pytest.param(
+            [
+                _lq("lq", "default", "cq"),
+                _parent("parent", "default", "lq"),
+                _variant("variant", "default", "lq"),
+                workload("plain", "lq"),
+            ],
+            [("default", "parent")],
+            id="non-parent workloads are excluded",
+        ),
+        pytest.param(
+            [
+                _lq("lq", "default", "cq"),
+                _lq("lq-other", "default", "cq-other"),
+                _parent("parent", "default", "lq"),
+                _parent("parent-other", "default", "lq-other"),
+            ],
+            [("default", "parent")],
+            id="workloads of other ClusterQueues are excluded",
+        ),
+        pytest.param(
+            [_lq("lq", "default", "cq"), workload("plain", "lq")], [], id="no parents returns nothing"
+        ),
+    ],
+)
 def test_parents_for_cluster_queue(objects: list[dict[str, Any]], want: list[tuple[str, str]]) -> None:
     w = World(*objects, controllers="")
     w.cp.cache.informer_for(LocalQueue)
@@ -203,8 +259,9 @@ def test_parents_for_cluster_queue(objects: list[dict[str, Any]], want: list[tup
     w.cp.cache.add_index(Workload, BY_QUEUE, _by_queue)
     w.cp.cache.add_index(LocalQueue, LQ_BY_CQ, _lq_by_cq)
     w.cp.run_until_idle()
-    cq = ClusterQueue.model_validate({"apiVersion": V.WORKLOAD_API_VERSION, "kind": "ClusterQueue",
-                                      "metadata": {"name": "cq"}, "spec": {}})
+    cq = ClusterQueue.model_validate(
+        {"apiVersion": V.WORKLOAD_API_VERSION, "kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {}}
+    )
     got = sorted((r.namespace, r.name) for r in ParentsOfClusterQueue(w.cp.cache)(cq))
     assert got == want
 
@@ -217,9 +274,16 @@ def _job_world() -> World:
 
     cq = cluster_queue("cq", (["cpu"], [("fa", [quota("cpu", "2")]), ("fb", [quota("cpu", "4")])]))
     cq["spec"]["concurrentAdmissionPolicy"] = TRY
-    return World(node("n-a", "a"), node("n-b", "b"), flavor("fa", labels={"pool": "a"}),
-                 flavor("fb", labels={"pool": "b"}), cq, local_queue("lq", "cq"), controllers="*",
-                 feature_gates=ON)
+    return World(
+        node("n-a", "a"),
+        node("n-b", "b"),
+        flavor("fa", labels={"pool": "a"}),
+        flavor("fb", labels={"pool": "b"}),
+        cq,
+        local_queue("lq", "cq"),
+        controllers="*",
+        feature_gates=ON,
+    )
 
 
 def test_a_job_migrates_to_the_preferred_flavor_once_it_frees() -> None:
@@ -245,8 +309,11 @@ def test_a_job_migrates_to_the_preferred_flavor_once_it_frees() -> None:
         w.cp.run_until_idle()
         w.cp.advance(5)
     assert w.cp.client.get(Job, "j", "default").spec.template.spec.node_selector == {"pool": "a"}
-    parent = next(x for x in w.cp.client.list(Workload, "default").items
-                  if (x.metadata.labels or {}).get(V.PARENT_LABEL) and x.metadata.name.startswith("job-j-"))
+    parent = next(
+        x
+        for x in w.cp.client.list(Workload, "default").items
+        if (x.metadata.labels or {}).get(V.PARENT_LABEL) and x.metadata.name.startswith("job-j-")
+    )
     variants = _variants(w, parent.metadata.name)
     assert w.admitted(variants["fa"].metadata.name)
     assert w.cond(variants["fb"].metadata.name, "Evicted").reason == "FlavorMigration"

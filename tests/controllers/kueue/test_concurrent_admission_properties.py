@@ -33,7 +33,7 @@ from kbatch.controllers.kueue.concurrent_admission.effects import OpenGate
 from kbatch.controllers.kueue.concurrent_admission.plan import PREEMPTION_TIMEOUT, Inputs, Plan, plan
 from kbatch.controllers.kueue.queues import admissible
 
-from .concurrent_rows import NOW, PARENT, admission, blocked, cond, wl
+from .concurrent_rows import NOW, PARENT, blocked, cond, wl
 from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
 
 FLAVORS = ("f0", "f1", "f2", "f3")
@@ -51,10 +51,17 @@ def families(draw: Any) -> tuple[Workload, list[Workload], Inputs]:
     admitted_on = draw(st.none() | st.sampled_from(present)) if present else None
     variants = [_variant(draw, f, f == admitted_on) for f in present]
     parent_admitted = admitted_on is not None and draw(st.booleans())
-    conds = [cond("Finished", "True", "Succeeded", "done")] if draw(st.booleans()) and draw(st.booleans()) else []
-    parent = wl(PARENT, parent=True, active=draw(st.booleans()) or None, conds=conds,
-                reserve=("cq", admitted_on) if parent_admitted and admitted_on else None,
-                is_admitted=parent_admitted)
+    conds = (
+        [cond("Finished", "True", "Succeeded", "done")] if draw(st.booleans()) and draw(st.booleans()) else []
+    )
+    parent = wl(
+        PARENT,
+        parent=True,
+        active=draw(st.booleans()) or None,
+        conds=conds,
+        reserve=("cq", admitted_on) if parent_admitted and admitted_on else None,
+        is_admitted=parent_admitted,
+    )
     return parent, variants, Inputs(flavors, V.Policy(mode, last), NOW)
 
 
@@ -68,8 +75,15 @@ def _variant(draw: Any, flavor: str, admitted: bool) -> Workload:
         conds.append(cond("QuotaReserved", "False", "Pending", "does not fit"))
     age = draw(st.none() | st.integers(0, 600))
     gate = ("Open", NOW - timedelta(seconds=age)) if age is not None else None
-    return wl(f"wl-variant-{flavor}", flavor, active=draw(st.booleans()) or None, conds=conds, gate=gate,
-              reserve=("cq", flavor) if admitted else None, is_admitted=admitted)
+    return wl(
+        f"wl-variant-{flavor}",
+        flavor,
+        active=draw(st.booleans()) or None,
+        conds=conds,
+        gate=gate,
+        reserve=("cq", flavor) if admitted else None,
+        is_admitted=admitted,
+    )
 
 
 def _rank(v: Workload, flavors: tuple[str, ...]) -> int:
@@ -114,8 +128,10 @@ def test_no_variant_below_the_admitted_one_stays_active(family: Any) -> None:
         if V.variant_flavor(v) not in flavors or v.metadata.name == got.metadata.name:
             continue
         rank = _rank(v, flavors)
-        if policy.mode == V.RETAIN_FIRST_ADMISSION or rank > _rank(got, flavors) or (
-            policy.last_acceptable is not None and rank > flavors.index(policy.last_acceptable)
+        if (
+            policy.mode == V.RETAIN_FIRST_ADMISSION
+            or rank > _rank(got, flavors)
+            or (policy.last_acceptable is not None and rank > flavors.index(policy.last_acceptable))
         ):
             assert v.spec.active is False, V.variant_flavor(v)
 
@@ -136,7 +152,9 @@ def test_the_parents_admission_is_its_admitted_variants(family: Any) -> None:
 
 @PLANNER
 @given(families(), st.randoms(use_true_random=False))
-def test_a_plan_does_not_depend_on_the_variants_order_and_opens_at_most_one_gate(family: Any, rnd: Any) -> None:
+def test_a_plan_does_not_depend_on_the_variants_order_and_opens_at_most_one_gate(
+    family: Any, rnd: Any
+) -> None:
     parent, variants, inputs = family
     out = plan(parent, variants, inputs)
     shuffled = list(variants)
@@ -201,10 +219,15 @@ def _check(w: World) -> None:
 def test_at_most_one_variant_holds_quota_and_the_parent_mirrors_it(scenario: Any, mode: str) -> None:
     quotas, jobs, finishes = scenario
     names = [f"fl{i}" for i in range(len(quotas))]
-    cq = cluster_queue("cq", (["cpu"], [(n, [quota("cpu", str(q))]) for n, q in zip(names, quotas, strict=True)]),
-                       preemption={"withinClusterQueue": "LowerPriority"})
+    cq = cluster_queue(
+        "cq",
+        (["cpu"], [(n, [quota("cpu", str(q))]) for n, q in zip(names, quotas, strict=True)]),
+        preemption={"withinClusterQueue": "LowerPriority"},
+    )
     cq["spec"]["concurrentAdmissionPolicy"] = {"migration": {"mode": mode}}
-    w = World(*[flavor(n) for n in names], cq, local_queue("lq", "cq"), feature_gates="ConcurrentAdmission=true")
+    w = World(
+        *[flavor(n) for n in names], cq, local_queue("lq", "cq"), feature_gates="ConcurrentAdmission=true"
+    )
     for i, (cpu, prio) in enumerate(jobs):
         w.apply(workload(f"w{i}-x", "lq", cpu=str(cpu), priority=prio))
         w.cp.run_until_idle()

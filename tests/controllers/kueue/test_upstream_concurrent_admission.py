@@ -68,13 +68,22 @@ def _v(flavor: str, queue: str = "lq", name: str | None = None, **kw: Any) -> Wo
 
 
 def _parent_admitted(queue: str, cq: str, flavor: str, variant: str, **kw: Any) -> Workload:
-    conds = [cond("QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}"),
-             cond("Admitted", "True", "Admitted", f"The variant {variant} is admitted"),
-             *kw.pop("conds", [])]
+    conds = [
+        cond("QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}"),
+        cond("Admitted", "True", "Admitted", f"The variant {variant} is admitted"),
+        *kw.pop("conds", []),
+    ]
     p = _parent(queue, conds=conds, **kw)
     from .concurrent_rows import admission
 
-    return Workload.model_validate({**p.to_dict(), "status": {**p.status.to_dict(), "admission": admission(cq, flavor)}})
+    return Workload.model_validate(
+        {**p.to_dict(), "status": {**p.status.to_dict(), "admission": admission(cq, flavor)}}
+    )
+
+
+def _deleted(flavor: str) -> str:
+    key = f"default/wl-variant-{flavor}"
+    return f'Variant Workload "{key}" deleted; flavor "{flavor}" no longer in ClusterQueue'
 
 
 def _deactivated(name: str, message: str) -> tuple[str, str, str]:
@@ -91,38 +100,68 @@ PREEMPTED = cond("Evicted", "True", "Preempted", "Evicted by preemption")
 def _rows() -> dict[str, Row]:
     rows: dict[str, Row] = {}
     rows["parent workload without variants creates them"] = Row(
-        _parent(), [], _parent(),
+        _parent(),
+        [],
+        _parent(),
         [_v("spot", name="wl-variant-spot-a2342"), _v("on-demand", name="wl-variant-on-demand-480a3")],
-        [(PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-spot-a2342" created'),
-         (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-on-demand-480a3" created')],
+        [
+            (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-spot-a2342" created'),
+            (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-on-demand-480a3" created'),
+        ],
     )
     rows["parent workload with missing variants; creates missing"] = Row(
-        _parent(), [_v("spot")], _parent(),
+        _parent(),
+        [_v("spot")],
+        _parent(),
         [_v("spot"), _v("on-demand", name="wl-variant-on-demand-480a3")],
         [(PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-on-demand-480a3" created')],
     )
     rows["flavor removed from ClusterQueue; variant is deleted"] = Row(
-        _parent(), [_v("on-demand"), _v("spot"), _v("stale")], _parent(), [_v("on-demand"), _v("spot")],
-        [(PARENT, "DeletedVariant",
-          'Variant Workload "default/wl-variant-stale" deleted; flavor "stale" no longer in ClusterQueue')],
+        _parent(),
+        [_v("on-demand"), _v("spot"), _v("stale")],
+        _parent(),
+        [_v("on-demand"), _v("spot")],
+        [
+            (
+                PARENT,
+                "DeletedVariant",
+                _deleted("stale"),
+            )
+        ],
     )
     so = "lq-spot-only"
     rows["admitted variant's flavor removed; variant deleted and parent evicted"] = Row(
         _parent_admitted(so, "cq-spot-only", "on-demand", "x"),
         [_v("on-demand", so, reserve=("cq-spot-only", "on-demand"), is_admitted=True), _v("spot", so)],
-        _parent_admitted(so, "cq-spot-only", "on-demand", "x",
-                         conds=[cond("Evicted", "True", "ConcurrentAdmission", "No variant is running")]),
+        _parent_admitted(
+            so,
+            "cq-spot-only",
+            "on-demand",
+            "x",
+            conds=[cond("Evicted", "True", "ConcurrentAdmission", "No variant is running")],
+        ),
         [_v("spot", so)],
-        [(PARENT, "DeletedVariant",
-          'Variant Workload "default/wl-variant-on-demand" deleted; flavor "on-demand" no longer in ClusterQueue')],
+        [
+            (
+                PARENT,
+                "DeletedVariant",
+                _deleted("on-demand"),
+            )
+        ],
     )
     rows["deleting the variant holding the open preemption gate opens the next one's gate"] = Row(
         _parent(so),
         [_v("on-demand", so, gate=("Open", NOW), conds=[blocked()]), _v("spot", so, conds=[blocked()])],
-        _parent(so), [_v("spot", so, gate=("Open", NOW), conds=[blocked()])],
-        [(PARENT, "DeletedVariant",
-          'Variant Workload "default/wl-variant-on-demand" deleted; flavor "on-demand" no longer in ClusterQueue'),
-         _ungated("wl-variant-spot")],
+        _parent(so),
+        [_v("spot", so, gate=("Open", NOW), conds=[blocked()])],
+        [
+            (
+                PARENT,
+                "DeletedVariant",
+                _deleted("on-demand"),
+            ),
+            _ungated("wl-variant-spot"),
+        ],
         TIMEOUT,
     )
     elapsed = NOW - 5 * MINUTE
@@ -130,68 +169,117 @@ def _rows() -> dict[str, Row]:
         _parent(),
         [_v("on-demand", gate=("Open", elapsed), conds=[blocked()]), _v("spot", conds=[blocked()])],
         _parent(),
-        [_v("on-demand", gate=("Open", elapsed), conds=[blocked()]),
-         _v("spot", gate=("Open", NOW), conds=[blocked()])],
-        [_ungated("wl-variant-spot")], TIMEOUT,
+        [
+            _v("on-demand", gate=("Open", elapsed), conds=[blocked()]),
+            _v("spot", gate=("Open", NOW), conds=[blocked()]),
+        ],
+        [_ungated("wl-variant-spot")],
+        TIMEOUT,
     )
     rows["blocked variant has its preemption gate opened; non-blocked variant stays closed"] = Row(
-        _parent(), [_v("on-demand", conds=[blocked()]), _v("spot", gate=("Closed", NOW))], _parent(),
+        _parent(),
+        [_v("on-demand", conds=[blocked()]), _v("spot", gate=("Closed", NOW))],
+        _parent(),
         [_v("on-demand", gate=("Open", NOW), conds=[blocked()]), _v("spot", gate=("Closed", NOW))],
-        [_ungated("wl-variant-on-demand")], TIMEOUT,
+        [_ungated("wl-variant-on-demand")],
+        TIMEOUT,
     )
     closed = [_v("on-demand", gate=("Closed", NOW)), _v("spot", gate=("Closed", NOW))]
     rows["no variant requires preemption; no gate is opened"] = Row(_parent(), closed, _parent(), closed)
     waiting = [_v("on-demand"), _v("spot", conds=[blocked()])]
-    rows["waits for a more-preferred variant to be evaluated before ungating a lower-preference variant"] = Row(
-        _parent(), waiting, _parent(), waiting)
+    rows["waits for a more-preferred variant to be evaluated before ungating a lower-preference variant"] = (
+        Row(_parent(), waiting, _parent(), waiting)
+    )
     rows["the most-preferred blocked variant is selected for ungating"] = Row(
-        _parent(), [_v("on-demand", conds=[blocked()]), _v("spot", conds=[blocked()])], _parent(),
+        _parent(),
+        [_v("on-demand", conds=[blocked()]), _v("spot", conds=[blocked()])],
+        _parent(),
         [_v("on-demand", gate=("Open", NOW), conds=[blocked()]), _v("spot", conds=[blocked()])],
-        [_ungated("wl-variant-on-demand")], TIMEOUT,
+        [_ungated("wl-variant-on-demand")],
+        TIMEOUT,
     )
     recent = [_v("on-demand", gate=("Open", NOW - MINUTE)), _v("spot", conds=[blocked()])]
     rows["a recently opened gate defers ungating the next variant until the timeout"] = Row(
-        _parent(), recent, _parent(), recent, requeue=TIMEOUT - 60)
+        _parent(), recent, _parent(), recent, requeue=TIMEOUT - 60
+    )
     nc = "lq-migration-no-constraint"
-    latest = [_v("reservation", nc, gate=("Open", NOW - 4 * MINUTE)), _v("on-demand", nc, gate=("Open", NOW - MINUTE)),
-              _v("spot", nc, conds=[blocked()])]
+    latest = [
+        _v("reservation", nc, gate=("Open", NOW - 4 * MINUTE)),
+        _v("on-demand", nc, gate=("Open", NOW - MINUTE)),
+        _v("spot", nc, conds=[blocked()]),
+    ]
     rows["the latest open-gate time among variants determines the wait"] = Row(
-        _parent(nc), latest, _parent(nc), latest, requeue=TIMEOUT - 60)
-    rows["parent with a pre-existing preemption gate; created variants inherit it plus the ConcurrentAdmission gate"] = Row(
-        _parent(gates=["other-gate"]), [], _parent(gates=["other-gate"]),
-        [_v("spot", name="wl-variant-spot-a2342", gates=["other-gate", CA_GATE]),
-         _v("on-demand", name="wl-variant-on-demand-480a3", gates=["other-gate", CA_GATE])],
-        [(PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-spot-a2342" created'),
-         (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-on-demand-480a3" created')],
+        _parent(nc), latest, _parent(nc), latest, requeue=TIMEOUT - 60
+    )
+    rows[
+        "parent with a pre-existing preemption gate; "
+        "created variants inherit it plus the ConcurrentAdmission gate"
+    ] = Row(
+        _parent(gates=["other-gate"]),
+        [],
+        _parent(gates=["other-gate"]),
+        [
+            _v("spot", name="wl-variant-spot-a2342", gates=["other-gate", CA_GATE]),
+            _v("on-demand", name="wl-variant-on-demand-480a3", gates=["other-gate", CA_GATE]),
+        ],
+        [
+            (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-spot-a2342" created'),
+            (PARENT, "CreatedVariant", 'Variant Workload "default/wl-variant-on-demand-480a3" created'),
+        ],
     )
     spot_admitted = _v("spot", reserve=("cq", "spot"), is_admitted=True)
     rows["admitted variant syncs admission to parent"] = Row(
-        _parent(), [spot_admitted, _v("on-demand")],
-        _parent_admitted("lq", "cq", "spot", "wl-variant-spot"), [spot_admitted, _v("on-demand")],
+        _parent(),
+        [spot_admitted, _v("on-demand")],
+        _parent_admitted("lq", "cq", "spot", "wl-variant-spot"),
+        [spot_admitted, _v("on-demand")],
     )
     parent_on_spot = _parent(reserve=("cq", "spot"), is_admitted=True)
     rows["no variant admitted; parent admitted; evict parent"] = Row(
-        parent_on_spot, [_v("spot"), _v("on-demand")],
-        _parent(reserve=("cq", "spot"), is_admitted=True,
-                conds=[cond("Evicted", "True", "ConcurrentAdmission", "No variant is running")]),
+        parent_on_spot,
+        [_v("spot"), _v("on-demand")],
+        _parent(
+            reserve=("cq", "spot"),
+            is_admitted=True,
+            conds=[cond("Evicted", "True", "ConcurrentAdmission", "No variant is running")],
+        ),
         [_v("spot"), _v("on-demand")],
     )
     evicted_spot = _v("spot", reserve=("cq", "spot"), is_admitted=True, conds=[PREEMPTED], active=True)
     rows["admitted variant evicted; parent has quota; evict parent and wait"] = Row(
-        parent_on_spot, [evicted_spot, _v("on-demand", active=False)],
-        _parent(reserve=("cq", "spot"), is_admitted=True,
-                conds=[cond("Evicted", "True", "VariantEvicted", "Admitted variant was evicted")]),
+        parent_on_spot,
+        [evicted_spot, _v("on-demand", active=False)],
+        _parent(
+            reserve=("cq", "spot"),
+            is_admitted=True,
+            conds=[cond("Evicted", "True", "VariantEvicted", "Admitted variant was evicted")],
+        ),
         [evicted_spot, _v("on-demand", active=False)],
     )
     rows["admitted variant evicted; parent has no quota reservation; clear variant reservation"] = Row(
-        _parent(), [evicted_spot, _v("on-demand", active=False)], _parent(),
-        [_v("spot", active=True, conds=[
-            cond("QuotaReserved", "False", "Pending", "Evicted by preemption"),
-            cond("Admitted", "False", "NoReservation", "The workload has no reservation"), PREEMPTED,
-            cond("Requeued", "True", "Preempted", "Evicted by preemption")]),
-         _v("on-demand", active=True)],
-        [("wl-variant-on-demand", "ActivatedVariant",
-          "Variant Workload activated due to no other Variant being admitted")],
+        _parent(),
+        [evicted_spot, _v("on-demand", active=False)],
+        _parent(),
+        [
+            _v(
+                "spot",
+                active=True,
+                conds=[
+                    cond("QuotaReserved", "False", "Pending", "Evicted by preemption"),
+                    cond("Admitted", "False", "NoReservation", "The workload has no reservation"),
+                    PREEMPTED,
+                    cond("Requeued", "True", "Preempted", "Evicted by preemption"),
+                ],
+            ),
+            _v("on-demand", active=True),
+        ],
+        [
+            (
+                "wl-variant-on-demand",
+                "ActivatedVariant",
+                "Variant Workload activated due to no other Variant being admitted",
+            )
+        ],
     )
     rows.update(_migration_rows())
     rows.update(_lifecycle_rows())
@@ -211,20 +299,63 @@ def _three(queue: str, admitted_on: str, cq: str, inactive: tuple[str, ...] = ()
 def _migration_rows() -> dict[str, Row]:
     rows: dict[str, Row] = {}
     cases = [
-        ("with minTargetFlavor=reservation, variant admitted on spot, deactivate on-demand",
-         "lq-migration", "cq-migration", "spot", ("on-demand",), "below"),
-        ("with minTargetFlavor=reservation, variant admitted on on-demand, deactivate spot",
-         "lq-migration", "cq-migration", "on-demand", ("spot",), "below"),
-        ("with minTargetFlavor=reservation, variant admitted on reservation, deactivate spot and on-demand",
-         "lq-migration", "cq-migration", "reservation", ("on-demand", "spot"), "below"),
-        ("without minTargetFlavor, variant admitted on spot, nothing deactivated",
-         "lq-migration-no-constraint", "cq-migration-no-constraint", "spot", (), "lower"),
-        ("without minTargetFlavor, variant admitted on on-demand, deactivate spot",
-         "lq-migration-no-constraint", "cq-migration-no-constraint", "on-demand", ("spot",), "lower"),
-        ("without minTargetFlavor, variant admitted on reservation, deactivate spot and on-demand",
-         "lq-migration-no-constraint", "cq-migration-no-constraint", "reservation", ("on-demand", "spot"), "lower"),
-        ("RetainFirstAdmission, variant admitted on spot, deactivate reservation and on-demand",
-         "lq-hold", "cq-hold", "spot", ("reservation", "on-demand"), "retain"),
+        (
+            "with minTargetFlavor=reservation, variant admitted on spot, deactivate on-demand",
+            "lq-migration",
+            "cq-migration",
+            "spot",
+            ("on-demand",),
+            "below",
+        ),
+        (
+            "with minTargetFlavor=reservation, variant admitted on on-demand, deactivate spot",
+            "lq-migration",
+            "cq-migration",
+            "on-demand",
+            ("spot",),
+            "below",
+        ),
+        (
+            "with minTargetFlavor=reservation, variant admitted on reservation, "
+            "deactivate spot and on-demand",
+            "lq-migration",
+            "cq-migration",
+            "reservation",
+            ("on-demand", "spot"),
+            "below",
+        ),
+        (
+            "without minTargetFlavor, variant admitted on spot, nothing deactivated",
+            "lq-migration-no-constraint",
+            "cq-migration-no-constraint",
+            "spot",
+            (),
+            "lower",
+        ),
+        (
+            "without minTargetFlavor, variant admitted on on-demand, deactivate spot",
+            "lq-migration-no-constraint",
+            "cq-migration-no-constraint",
+            "on-demand",
+            ("spot",),
+            "lower",
+        ),
+        (
+            "without minTargetFlavor, variant admitted on reservation, deactivate spot and on-demand",
+            "lq-migration-no-constraint",
+            "cq-migration-no-constraint",
+            "reservation",
+            ("on-demand", "spot"),
+            "lower",
+        ),
+        (
+            "RetainFirstAdmission, variant admitted on spot, deactivate reservation and on-demand",
+            "lq-hold",
+            "cq-hold",
+            "spot",
+            ("reservation", "on-demand"),
+            "retain",
+        ),
     ]
     for title, lq, cq, on, off, why in cases:
         by = f'"default/wl-variant-{on}"'
@@ -234,8 +365,11 @@ def _migration_rows() -> dict[str, Row]:
             "retain": f"RetainFirstAdmission: another Variant {by} is admitted",
         }[why]
         rows[title] = Row(
-            _parent(lq), _three(lq, on, cq), _parent_admitted(lq, cq, on, f"wl-variant-{on}"),
-            _three(lq, on, cq, off), [_deactivated(f"wl-variant-{f}", message) for f in off],
+            _parent(lq),
+            _three(lq, on, cq),
+            _parent_admitted(lq, cq, on, f"wl-variant-{on}"),
+            _three(lq, on, cq, off),
+            [_deactivated(f"wl-variant-{f}", message) for f in off],
         )
     return rows
 
@@ -250,12 +384,16 @@ def _lifecycle_rows() -> dict[str, Row]:
     rows: dict[str, Row] = {}
     done = cond("Finished", "True", "Succeeded", "Job finished successfully")
     rows["parent marked finished, mark all variants finished"] = Row(
-        _parent(conds=[done]), [_v("on-demand"), _v("spot")], _parent(conds=[done]),
+        _parent(conds=[done]),
+        [_v("on-demand"), _v("spot")],
+        _parent(conds=[done]),
         [_v("on-demand", conds=[done]), _v("spot", conds=[done])],
     )
     message = f'Parent Workload "default/{PARENT}" not active'
     rows["parent is not active, propagating deactivation to all variants"] = Row(
-        _parent(active=False), [_v("spot"), _v("on-demand")], _parent(active=False),
+        _parent(active=False),
+        [_v("spot"), _v("on-demand")],
+        _parent(active=False),
         [_v("spot", active=False), _v("on-demand", active=False)],
         [_deactivated("wl-variant-spot", message), _deactivated("wl-variant-on-demand", message)],
     )
@@ -267,8 +405,10 @@ def _lifecycle_rows() -> dict[str, Row]:
             parent,
             [_v("spot", reserve=("cq", "spot"), is_admitted=True, conds=[_ready(new)]), _v("on-demand")],
         )
-    rows["parent not admitted, variant admitted, parent changes WaitForPodsReady from True to False, "
-         "syncs to variant and admits parent"] = Row(
+    rows[
+        "parent not admitted, variant admitted, parent changes WaitForPodsReady from True to False, "
+        "syncs to variant and admits parent"
+    ] = Row(
         _parent(conds=[_ready("False")]),
         [_v("spot", reserve=("cq", "spot"), is_admitted=True, conds=[_ready("True")]), _v("on-demand")],
         _parent_admitted("lq", "cq", "spot", "wl-variant-spot", conds=[_ready("False")]),
@@ -318,19 +458,35 @@ def test_first_candidate_skips_a_preferred_variant_with_a_quota_reservation_cond
 def _cq(flavors: list[str], cpu: str = "5") -> Any:
     from kbatch.api.kueue_v1beta2 import ClusterQueue
 
-    return ClusterQueue.model_validate({
-        "apiVersion": V.WORKLOAD_API_VERSION, "kind": "ClusterQueue", "metadata": {"name": "cq"},
-        "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
-            {"name": f, "resources": [{"name": "cpu", "nominalQuota": cpu}]} for f in flavors]}]}})
+    return ClusterQueue.model_validate(
+        {
+            "apiVersion": V.WORKLOAD_API_VERSION,
+            "kind": "ClusterQueue",
+            "metadata": {"name": "cq"},
+            "spec": {
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu"],
+                        "flavors": [
+                            {"name": f, "resources": [{"name": "cpu", "nominalQuota": cpu}]} for f in flavors
+                        ],
+                    }
+                ]
+            },
+        }
+    )
 
 
-@pytest.mark.parametrize(("new", "want"), [
-    (_cq(["on-demand", "spot", "reservation"]), True),  # flavor added
-    (_cq(["on-demand"]), True),  # flavor removed
-    (_cq(["spot", "on-demand"]), True),  # flavors reordered
-    (_cq(["on-demand", "spot"]), False),  # flavors unchanged
-    (_cq(["on-demand", "spot"], cpu="99"), False),  # only quota changed
-])
+@pytest.mark.parametrize(
+    ("new", "want"),
+    [
+        (_cq(["on-demand", "spot", "reservation"]), True),  # flavor added
+        (_cq(["on-demand"]), True),  # flavor removed
+        (_cq(["spot", "on-demand"]), True),  # flavors reordered
+        (_cq(["on-demand", "spot"]), False),  # flavors unchanged
+        (_cq(["on-demand", "spot"], cpu="99"), False),  # only quota changed
+    ],
+)
 def test_cluster_queue_flavors_changed(new: Any, want: bool) -> None:
     assert FlavorsChanged().update(_cq(["on-demand", "spot"]), new) is want
 
@@ -339,4 +495,3 @@ def test_cluster_queue_flavors_changed_ignores_create_and_delete() -> None:
     base = _cq(["on-demand", "spot"])
     assert FlavorsChanged().create(base) is False
     assert FlavorsChanged().delete(base) is False
-

@@ -32,16 +32,24 @@ class Variant(W):
     def doc(self) -> dict[str, Any]:
         doc = super().doc()
         doc["metadata"]["annotations"] = {ALLOWED: self.flavor}
-        doc["metadata"]["ownerReferences"] = [{
-            "apiVersion": KUEUE, "kind": "Workload", "name": "parent-workload", "uid": "parent-uid",
-            "controller": True, "blockOwnerDeletion": True,
-        }]
+        doc["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": KUEUE,
+                "kind": "Workload",
+                "name": "parent-workload",
+                "uid": "parent-uid",
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
         return doc
 
 
 def _cq(name: str, *flavors: str, **spec: Any) -> dict[str, Any]:
     cq = cluster_queue(name, ([CPU], [(f, [quota(CPU, "10")]) for f in flavors]), **spec)
-    cq["spec"]["namespaceSelector"] = {"matchExpressions": [{"key": "dep", "operator": "In", "values": ["eng"]}]}
+    cq["spec"]["namespaceSelector"] = {
+        "matchExpressions": [{"key": "dep", "operator": "In", "values": ["eng"]}]
+    }
     return cq
 
 
@@ -50,8 +58,15 @@ LQS = [("concurrent-queue", "eng-alpha", "concurrent-cq")]
 
 
 def _admitted(name: str, flavor: str, queue: str = "concurrent-queue", cq: str = "concurrent-cq") -> Variant:
-    return Variant(name, "eng-alpha", queue, {CPU: "10"}, admitted_to=cq, assignment=[{CPU: (flavor, "10")}],
-                   flavor=flavor)
+    return Variant(
+        name,
+        "eng-alpha",
+        queue,
+        {CPU: "10"},
+        admitted_to=cq,
+        assignment=[{CPU: (flavor, "10")}],
+        flavor=flavor,
+    )
 
 
 def _candidate(name: str, flavor: str, queue: str = "concurrent-queue") -> Variant:
@@ -66,9 +81,14 @@ def _cond(wl: Workload, kind: str) -> tuple[str, str, str] | None:
 
 
 def test_more_favorable_variant_evicts_less_favorable_sibling() -> None:
-    out, world = _run([_admitted("sibling-less-favorable", "spot"), _candidate("candidate-more-favorable", "on-demand")])
+    out, world = _run(
+        [_admitted("sibling-less-favorable", "spot"), _candidate("candidate-more-favorable", "on-demand")]
+    )
     assert out.pending == {
-        "eng-alpha/candidate-more-favorable": ("WaitingForPreemptedWorkloads", ". Pending the migration of 1 workload(s)")
+        "eng-alpha/candidate-more-favorable": (
+            "WaitingForPreemptedWorkloads",
+            ". Pending the migration of 1 workload(s)",
+        )
     }
     sibling = world("sibling-less-favorable")
     evicted = _cond(sibling, "Evicted")
@@ -82,28 +102,52 @@ def test_more_favorable_variant_evicts_less_favorable_sibling() -> None:
 
 
 def test_less_favorable_variant_is_skipped_when_more_favorable_sibling_is_admitted() -> None:
-    out, world = _run([_admitted("sibling-more-favorable", "on-demand"), _candidate("candidate-less-favorable", "spot")])
+    out, world = _run(
+        [_admitted("sibling-more-favorable", "on-demand"), _candidate("candidate-less-favorable", "spot")]
+    )
     assert out.pending == {
-        "eng-alpha/candidate-less-favorable": ("PendingEvaluation", "A more favorable variant is already admitted")
+        "eng-alpha/candidate-less-favorable": (
+            "PendingEvaluation",
+            "A more favorable variant is already admitted",
+        )
     }
     assert _cond(world("candidate-less-favorable"), "Admitted") == (
-        "False", "NoReservation", "The workload has no reservation")
+        "False",
+        "NoReservation",
+        "The workload has no reservation",
+    )
     assert _cond(world("sibling-more-favorable"), "Evicted") is None
     assert out.left == {"concurrent-cq": ["eng-alpha/candidate-less-favorable"]}
 
 
 def test_migration_is_stopped_when_target_flavor_is_below_last_acceptable_flavor_name() -> None:
-    cq = _cq("concurrent-cq-with-min-pref", "reservation", "on-demand", "spot",
-             concurrentAdmissionPolicy={"migration": {"mode": "TryPreferredFlavors",
-                                                      "constraints": {"lastAcceptableFlavorName": "reservation"}}})
+    cq = _cq(
+        "concurrent-cq-with-min-pref",
+        "reservation",
+        "on-demand",
+        "spot",
+        concurrentAdmissionPolicy={
+            "migration": {
+                "mode": "TryPreferredFlavors",
+                "constraints": {"lastAcceptableFlavorName": "reservation"},
+            }
+        },
+    )
     lq = ("concurrent-queue-new", "eng-alpha", "concurrent-cq-with-min-pref")
     out, world = _run(
-        [_admitted("sibling-less-favorable", "spot", lq[0], cq["metadata"]["name"]),
-         _candidate("candidate-more-favorable", "on-demand", lq[0])],
-        [cq], [lq], flavors=["reservation"],
+        [
+            _admitted("sibling-less-favorable", "spot", lq[0], cq["metadata"]["name"]),
+            _candidate("candidate-more-favorable", "on-demand", lq[0]),
+        ],
+        [cq],
+        [lq],
+        flavors=["reservation"],
     )
     assert out.pending == {
-        "eng-alpha/candidate-more-favorable": ("PendingEvaluation", "Target flavor is below LastAcceptableFlavorName")
+        "eng-alpha/candidate-more-favorable": (
+            "PendingEvaluation",
+            "Target flavor is below LastAcceptableFlavorName",
+        )
     }
     assert _cond(world("sibling-less-favorable"), "Evicted") is None
     assert out.reserved == {
@@ -115,8 +159,10 @@ def test_migration_is_stopped_when_target_flavor_is_below_last_acceptable_flavor
 def test_with_the_gate_off_a_variant_is_an_ordinary_workload() -> None:
     """Gate off: no sibling check, the annotation is not read, the candidate is admitted on the
     first flavor with room."""
-    out, _ = _run([_admitted("sibling-more-favorable", "on-demand"), _candidate("candidate-less-favorable", "spot")],
-                  gates="")
+    out, _ = _run(
+        [_admitted("sibling-more-favorable", "on-demand"), _candidate("candidate-less-favorable", "spot")],
+        gates="",
+    )
     assert out.reserved["eng-alpha/candidate-less-favorable"] == ("concurrent-cq", {"main": {CPU: "spot"}})
 
 
@@ -127,7 +173,9 @@ def _run(
     flavors: list[str] | None = None,
     gates: str = GATES,
 ) -> tuple[Any, Any]:
-    extra = [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": f}, "spec": {}}
-             for f in flavors or ()]
+    extra = [
+        {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": f}, "spec": {}}
+        for f in flavors or ()
+    ]
     out = one_cycle(workloads, extra + CQS + (cqs or []), LQS + (lqs or []), feature_gates=gates)
     return out, lambda name: out.world.wl(name, "eng-alpha")
