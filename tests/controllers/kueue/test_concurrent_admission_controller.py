@@ -319,3 +319,21 @@ def test_a_job_migrates_to_the_preferred_flavor_once_it_frees() -> None:
     assert w.cond(variants["fb"].metadata.name, "Evicted").reason == "FlavorMigration"
     assert variants["fb"].spec.active is False
     assert w.flavors(parent.metadata.name) == {"cpu": "fa"}
+
+
+def test_metrics_count_the_variants_admission_once_and_the_parent_as_the_finished_workload() -> None:
+    """The parent's admission is a copy (upstream patches it; only the scheduler's admission of the
+    Variant is reported), and a finished Variant is no finished workload (``AddFinishedWorkload``)."""
+    from kbatch.controllers.kueue.metrics.families import ROLE
+
+    w = _world()
+    w.apply(workload("a", "lq", cpu="1"))
+    w.settle(rounds=2)
+    assert w.admitted("a")
+    w.finish("a")
+    w.settle(rounds=1)
+    w.cp.metrics.collect()
+    cq = ("cq", "", ROLE)
+    assert w.cp.metrics.get("kueue_admitted_workloads_total").value(*cq) == 1  # type: ignore[union-attr]
+    assert w.cp.metrics.get("kueue_quota_reserved_workloads_total").value(*cq) == 1  # type: ignore[union-attr]
+    assert w.cp.metrics.get("kueue_finished_workloads").value("cq", ROLE) == 1  # type: ignore[union-attr]
