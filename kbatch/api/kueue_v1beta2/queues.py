@@ -2,7 +2,8 @@
 
 Upstream: kubernetes-sigs/kueue ``apis/kueue/v1beta2/{clusterqueue,localqueue,cohort}_types.go`` at
 v0.19.2, and the generated CRDs (``config/components/crd/bases``) for short names and printer
-columns. ``concurrentAdmissionPolicy`` (alpha gate ``ConcurrentAdmission``) is kept as data.
+columns. ``concurrentAdmissionPolicy`` (alpha gate ``ConcurrentAdmission``) acts with the gate on
+(``kbatch.controllers.kueue.concurrent_admission``) and is data with it off.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ thin controllers over them:
 ``kueue-tas-node-…``      :class:`.tas.node_failure.NodeFailureController` (TASFailedNodeReplacement)
 ``kueue-provisioning-…``  :mod:`.provisioning`: the ProvisioningRequest admission check
 ``kueue-multikueue-…``    :mod:`.multikueue`: clusters, admission checks, workloads (MultiKueue)
+``kueue-concurrent-…``    :mod:`.concurrent_admission`: a parent's Variants (ConcurrentAdmission)
 ========================  ==================================================================
 
 The webhooks are admission plugins (:mod:`.webhooks`), so they work whatever controllers run.
@@ -73,7 +74,12 @@ from kbatch.controllers.kueue.status import (
 )
 from kbatch.controllers.kueue.tas.node_failure import NodeFailureController, NodeFailureEvents, PodNode
 from kbatch.controllers.kueue.tas.nodes import TASNodeHandler
-from kbatch.controllers.kueue.tas.ungater import PodWorkload, TopologyUngater, admitted_by_tas
+from kbatch.controllers.kueue.tas.ungater import (
+    PodWorkload,
+    TopologyUngater,
+    admitted_by_tas,
+    admitted_by_tas_not_variant,
+)
 from kbatch.controllers.kueue.watches import CHECK_EVENTS, COHORT_EVENTS, FLAVOR_EVENTS
 from kbatch.controllers.kueue.workload_controller import WorkloadReconciler
 from kbatch.controllers.kueue.workloadslicing.ungater import ActiveSlice, ElasticJobUngater
@@ -203,7 +209,12 @@ def setup(ctx: ControllerContext) -> KueueManager:
         mgr.controllers["kueue-tas-topology-ungater"] = (
             b("kueue-tas-topology-ungater")
             .describe("Kueue's TopologyUngater")
-            .for_(Workload, predicate_func(admitted_by_tas))
+            .for_(
+                Workload,
+                predicate_func(
+                    admitted_by_tas_not_variant if mgr.settings.on("ConcurrentAdmission") else admitted_by_tas
+                ),
+            )
             .watches(Pod, PodWorkload())
             .complete(TopologyUngater(ctx, elastic=mgr.settings.on("ElasticJobsViaWorkloadSlicesWithTAS")))
         )
@@ -220,6 +231,10 @@ def setup(ctx: ControllerContext) -> KueueManager:
         from kbatch.controllers.kueue import multikueue
 
         multikueue.setup(mgr)
+    if mgr.settings.on("ConcurrentAdmission"):
+        from kbatch.controllers.kueue import concurrent_admission
+
+        concurrent_admission.setup(mgr)
     informers = ctx.cache
     informers.informer_for(Workload).add_event_handler(WorkloadHandler(mgr))
     informers.informer_for(ClusterQueue).add_event_handler(ClusterQueueHandler(mgr))

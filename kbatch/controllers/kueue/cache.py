@@ -22,6 +22,7 @@ from typing import Any
 
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, ClusterQueue, Cohort, ResourceFlavor, Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.concurrent_admission.variants import is_variant
 from kbatch.controllers.kueue.model.clusterqueue import (
     ClusterQueueNode,
     fair_weight,
@@ -115,6 +116,10 @@ class KueueCache:
         self.flavors: dict[str, ResourceFlavor] = {}
         self.checks: dict[str, bool] = {}
         self.assigned: dict[str, str] = {}  # workload key -> ClusterQueue name
+        # ``ConcurrentAdmission``: the ClusterQueues with a ``concurrentAdmissionPolicy`` (the
+        # manager's set, empty with the gate off); a parent's copied admission holds no quota there,
+        # its admitted Variant's does (``Cache.AddOrUpdateWorkload``)
+        self.concurrent: set[str] = set()
 
     # --- cohorts ---------------------------------------------------------------------------------
     def _cohort(self, name: str) -> CohortNode:
@@ -271,6 +276,10 @@ class KueueCache:
             return False
         cq_name = wl.status.admission.cluster_queue or ""  # type: ignore[union-attr]
         if cq_name not in self.cluster_queues:
+            return False
+        if self.concurrent and cq_name in self.concurrent and not is_variant(wl):
+            if assigned is not None:
+                self._remove(key, assigned)
             return False
         if assigned is not None:
             self._remove(key, assigned)

@@ -109,6 +109,7 @@ class KueueManager:
             priority_sorting_within_cohort=s.on("PrioritySortingWithinCohort"),
             reclaimable_pods=s.on("ReclaimablePods"),
             equivalence_hashing=s.on("SchedulingEquivalenceHashing"),
+            concurrent_admission=s.on("ConcurrentAdmission"),
         )
         self.cache = KueueCache(self.info_options, pods_ready_tracking=bool(wait and wait.block_admission))
         self.queues = QueueManager(
@@ -120,6 +121,9 @@ class KueueManager:
             admission_fair_sharing=cfg.admission_fair_sharing if s.on("AdmissionFairSharing") else None,
         )
         self.queues.lq_weight = self.local_queue_weight
+        # ``ConcurrentAdmission``: the ClusterQueues with a ``concurrentAdmissionPolicy``, one set
+        # the queues and the cache share (filled by :class:`ClusterQueueHandler` with the gate on)
+        self.queues.concurrent = self.cache.concurrent
         self.queues.preserve_scan_progress = s.on("FlavorFungibilityPreserveScanProgress")
         self.resources = ResourceAdjuster(ctx.cache)
         self.queues.adjust = self.resources
@@ -148,6 +152,7 @@ class KueueManager:
                 ignore_undeclared=s.on("QuotaCheckStrategy")
                 and cfg.quota_check_strategy == "IgnoreUndeclared",
                 fair_sharing=cfg.fair_sharing,
+                concurrent_admission=s.on("ConcurrentAdmission"),
             ),
             partial_admission=s.on("PartialAdmission"),
             prioritize_preemptors=s.on("PrioritizePreemptorWorkloads"),
@@ -157,6 +162,7 @@ class KueueManager:
             block_admission=bool(wait and wait.block_admission),
             fair_sharing=cfg.fair_sharing,
             preemption_gates=s.on("ConcurrentAdmission") or s.on("MultiKueueOrchestratedPreemption"),
+            concurrent_admission=s.on("ConcurrentAdmission"),
         )
         self.requeue_period = 10.0 if s.on("SchedulerLongRequeueInterval") else 1.0
         self.recorder = ctx.recorder
@@ -421,6 +427,11 @@ class ClusterQueueHandler:
         mgr = self.mgr
         name = cq.metadata.name or ""
         was_active = mgr.cache.active(name)
+        if mgr.settings.on("ConcurrentAdmission"):  # the policy is immutable (the webhook)
+            if cq.spec is not None and cq.spec.concurrent_admission_policy is not None:
+                mgr.cache.concurrent.add(name)
+            else:
+                mgr.cache.concurrent.discard(name)
         if _concerns_cache(old, cq):
             mgr.cache.add_or_update_cluster_queue(cq)
             settings = settings_of(cq)
@@ -482,6 +493,7 @@ class ClusterQueueHandler:
         name = cq.metadata.name or ""
         mgr.cache.delete_cluster_queue(name)
         mgr.queues.delete_cluster_queue(name)
+        mgr.cache.concurrent.discard(name)
         self._watchers(cq, None)
 
 

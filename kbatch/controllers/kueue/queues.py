@@ -41,6 +41,7 @@ from kbatch.api.selectors import Selector
 from kbatch.controllers.kueue.admissionfairsharing import LedgerEntry, UsageLedger, resource_weights
 from kbatch.controllers.kueue.admissionfairsharing.arithmetic import usage as afs_usage
 from kbatch.controllers.kueue.admissionfairsharing.queue_order import fair_head
+from kbatch.controllers.kueue.concurrent_admission.variants import is_variant
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.model.dra import DraOutcome
 from kbatch.controllers.kueue.model.info import InfoOptions, WorkloadInfo, condition, is_true, workload_key
@@ -122,6 +123,9 @@ class ClusterQueueQueue:
         # LocalQueue's usage, and how many heap workloads each LocalQueue has; ``None`` when off
         self.afs_usage: Callable[[str], float] | None = None
         self.heap_per_lq: dict[str, int] = {}
+        # ``ConcurrentAdmission`` with a ``concurrentAdmissionPolicy``: only Variants enter the heap,
+        # parents are never pushed (``ClusterQueue.PushOrUpdate``/``AddFromLocalQueue``)
+        self.variants_only = False
 
     # --- ordering ----------------------------------------------------------------------------------
     def is_sticky(self, key: str) -> bool:
@@ -191,6 +195,8 @@ class ClusterQueueQueue:
     # --- changes -------------------------------------------------------------------------------------
     def push_or_update(self, info: WorkloadInfo) -> None:
         """``PushOrUpdate``."""
+        if self.variants_only and not is_variant(info.obj):
+            return
         key = info.key
         if self.inflight is not None and self.inflight.key == key:
             return
@@ -220,6 +226,8 @@ class ClusterQueueQueue:
     def push_if_not_tracked(self, info: WorkloadInfo, requeued: bool = False) -> bool:
         """``pushToHeapIfNotTracked``; ``requeued``: ``info`` is the scheduler's (it keeps the
         evaluated generation), else a fresh version from a LocalQueue."""
+        if self.variants_only and not is_variant(info.obj):
+            return False
         key = info.key
         if (
             (self.inflight is not None and self.inflight.key == key)
@@ -278,10 +286,11 @@ class ClusterQueueQueue:
             immediate = reason in (
                 RequeueReason.FAILED_AFTER_NOMINATION,
                 RequeueReason.PENDING_PREEMPTION,
+                RequeueReason.PENDING_MIGRATION,
                 RequeueReason.PREEMPTION_FAILED,
             )
         key = info.key
-        if reason == RequeueReason.PENDING_PREEMPTION:
+        if reason in (RequeueReason.PENDING_PREEMPTION, RequeueReason.PENDING_MIGRATION):
             # the generation evaluated, not the current one: a workload changed since it was
             # popped is no longer the preemptor (``IsPreemptor`` compares generations)
             self.preemptor = (key, self.strategy == "BestEffortFIFO", self.evaluated.get(key, 0))
@@ -417,6 +426,9 @@ class QueueManager:
         self.afs_ledger = UsageLedger()
         self.afs_weights: dict[str, Mapping[str, float]] = {}
         self.lq_weight: Callable[[str], float] = _unit_weight
+        # ``ConcurrentAdmission``: the ClusterQueues with a ``concurrentAdmissionPolicy`` (shared with
+        # the cache; the manager fills it with the gate on, so it stays empty with the gate off)
+        self.concurrent: set[str] = set()
 
     def local_queue_usage(self, lq: str, weights: Mapping[str, float]) -> float:
         """``CalcLocalQueueFSUsage``: the LocalQueue's ledger entry (consumed resources and pending
@@ -465,6 +477,7 @@ class QueueManager:
             cq = self.cluster_queues[name] = ClusterQueueQueue(
                 name, strategy, selector, self.clock, self.nonempty
             )
+            cq.variants_only = name in self.concurrent
             cq.set_admission_fair_sharing(self._usage_for(weights))
             for lq in sorted(self.local_queues.values(), key=lambda q: q.key):
                 if lq.cluster_queue == name:
@@ -473,6 +486,7 @@ class QueueManager:
                         self.changed |= cq.push_if_not_tracked(lq.items[key])
         else:
             cq.strategy, cq.selector = strategy, selector
+            cq.variants_only = name in self.concurrent
             if weights is not None or cq.afs_usage is not None:  # turned on, off, or new weights
                 cq.set_admission_fair_sharing(self._usage_for(weights))
 
@@ -531,6 +545,13 @@ class QueueManager:
                 cq.delete(wkey)
             cq.local_queues.discard(key)
 
+    def is_concurrent_parent(self, wl: Workload) -> bool:
+        """``IsConcurrentAdmissionParentWithoutLock``: not a Variant, and its ClusterQueue has a
+        ``concurrentAdmissionPolicy`` (with the gate on)."""
+        if not self.concurrent or is_variant(wl):
+            return False
+        return self.cluster_queue_for(wl) in self.concurrent
+
     def cluster_queue_for(self, wl: Workload) -> str | None:
         lq = self.local_queues.get(
             f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"
@@ -539,8 +560,11 @@ class QueueManager:
 
     # --- workloads ------------------------------------------------------------------------------------
     def add_or_update_workload(self, wl: Workload, info: WorkloadInfo | None = None) -> bool:
-        """``AddOrUpdateWorkload``: whether it is now queued in a ClusterQueue."""
+        """``AddOrUpdateWorkload``: whether it is now queued in a ClusterQueue (a concurrent
+        admission parent never is: its Variants are)."""
         if not admissible(wl, self.admission_gated_by):
+            return False
+        if self.concurrent and self.is_concurrent_parent(wl):
             return False
         key = workload_key(wl.metadata.namespace, wl.metadata.name)
         qkey = f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"

@@ -34,11 +34,12 @@ import logging
 from typing import Any
 
 from kbatch.api.errors import Conflict, NotFound, StatusError
-from kbatch.api.kueue_v1beta2 import Admission, Workload
+from kbatch.api.kueue_v1beta2 import Admission, ClusterQueue, Workload
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, Cond, Reason
 from kbatch.controllers.kueue import preemption_gates as gates
 from kbatch.controllers.kueue import workloads as W
 from kbatch.controllers.kueue.admissionfairsharing.penalties import PenaltyLifecycle
+from kbatch.controllers.kueue.concurrent_admission.variants import Policy, policy_of
 from kbatch.controllers.kueue.manager import KueueManager
 from kbatch.controllers.kueue.metrics import (
     ROLE,
@@ -101,6 +102,32 @@ def write_status(
     return None
 
 
+FLAVOR_MIGRATION = "FlavorMigration"  # ``WorkloadEvictedByFlavorMigration``
+
+
+def evict(
+    mgr: KueueManager, wl: Workload, reason: str, message: str, cause: str = "", prepare: Any = None
+) -> None:
+    """``workloadevict.Evict``: the Evicted condition (reason ``Deactivated``/``DeactivatedDueTo…``)
+    and, for a workload that held an admission, an ``EvictedDueTo<reason>`` event."""
+    now = mgr.now()
+    evict_reason = W.reason_with_cause(reason, cause) if reason == Reason.DEACTIVATED and cause else reason
+
+    def mutate(status: Any, obj: Workload) -> bool:
+        if prepare is not None:
+            prepare(status)
+        W.prepare_eviction(status, evict_reason, message, obj.metadata.generation, now, reason, cause)
+        return True
+
+    written = write_status(mgr, wl, mutate)
+    if written is None or wl.status is None or wl.status.admission is None:
+        return
+    event = W.reason_with_cause(Cond.EVICTED, reason)
+    if reason == Reason.DEACTIVATED and cause:
+        event = W.reason_with_cause(event, cause)
+    mgr.recorder.event(written, "Normal", event, W.truncate(message, W.MAX_EVENT_MESSAGE))
+
+
 class Scheduler:
     """The ``kueue-scheduler`` controller's reconciler (one key: a cycle)."""
 
@@ -142,6 +169,7 @@ class Scheduler:
                 mgr.resources.violations,
                 tas,
                 mgr.settings.on("ElasticJobsViaWorkloadSlices"),
+                self._policy if mgr.cache.concurrent else None,
             )
             result = run_cycle(heads, inputs)
         finally:
@@ -156,6 +184,8 @@ class Scheduler:
                 progressed |= self._admit(e)
             elif e.preempting:
                 progressed |= self._preempt(e) > 0
+            elif e.migration_victim is not None:
+                progressed |= self._migrate(e)
             elif e.preemption_skipped:
                 skips[e.cq_name] = skips.get(e.cq_name, 0) + 1
         requeued = [e for e in [*result.entries, *result.inadmissible] if e.status != "assumed"]
@@ -423,6 +453,33 @@ class Scheduler:
         custom = custom_labels_of(mgr.ctx.metrics).cluster_queue(e.cq_name)
         preempted_workloads(mgr.ctx.metrics).labels(e.cq_name, target.reason, ROLE, *custom).inc()
         return True
+
+    # --- concurrent admission -----------------------------------------------------------------------
+    def _policy(self, cq_name: str) -> Policy | None:
+        """A ClusterQueue's ``concurrentAdmissionPolicy`` (the cycle's migration check)."""
+        return policy_of(self.mgr.get(ClusterQueue, cq_name))
+
+    def _migrate(self, e: Entry) -> bool:
+        """``issueMigration``: the less favourable admitted sibling is evicted (``FlavorMigration``);
+        the Variant waits for it (``PendingMigration``); whether an eviction was written. A sibling
+        already evicted is waited for, not evicted again (upstream evicts it again each cycle,
+        counting one more ``FlavorMigration`` eviction each time; kbatch's scheduler runs when woken,
+        and a re-eviction would wake it for ever while the sibling's quota is being released)."""
+        victim = e.migration_victim
+        assert victim is not None
+        message = (
+            f"Evicted to accommodate a workload (UID: {e.info.uid}) due to migration to more "
+            "favorable resource flavor"
+        )
+        current = _current(self.mgr, victim)
+        issued = False
+        if current is not None and not W.has(current.status, Cond.EVICTED):
+            evict(self.mgr, current, FLAVOR_MIGRATION, message)
+            issued = True
+        e.last = None
+        e.requeue_reason = RequeueReason.PENDING_MIGRATION
+        e.inadmissible_msg += ". Pending the migration of 1 workload(s)"
+        return issued
 
     # --- requeue -----------------------------------------------------------------------------------
     def _requeue_and_update(self, e: Entry) -> None:

@@ -6,6 +6,8 @@ Upstream: kubernetes-sigs/kueue ``pkg/controller/core/workload_controller.go`` `
 1. an orphan (no owner; deleting, or — ``FinishOrphanedWorkloads`` — carrying a job UID) is finished
    (``OwnerNotFound``) and its finalizer removed; with ``MultiKueueOrchestratedPreemption``,
    ``status.preemptionGates`` follows ``spec.preemptionGates`` (``syncPreemptionGateStates``);
+   with ``ConcurrentAdmission``, a Workload of a ClusterQueue with a ``concurrentAdmissionPolicy``
+   is labelled a parent (a parent has no admission checks, a Variant no PodsReady timeout);
 2. a finished workload is deleted once ``objectRetentionPolicies.workloads.afterFinished`` passed;
    an admission check in Retry with ``requeueAfterSeconds`` moves ``requeueAt`` to its retry time
    (``NeedsRequeueAtUpdate``);
@@ -39,10 +41,11 @@ from kbatch.api.kueue_v1beta2 import AdmissionCheckState, ClusterQueue, LocalQue
 from kbatch.api.kueue_v1beta2.constants import JOB_UID_LABEL, RESOURCE_IN_USE_FINALIZER, Cond, Reason
 from kbatch.controllers.kueue import preemption_gates as gates
 from kbatch.controllers.kueue import workloads as W
+from kbatch.controllers.kueue.concurrent_admission import variants as CA
 from kbatch.controllers.kueue.dra_requests import DraRetry
 from kbatch.controllers.kueue.jobframework.construct import ADMISSION_GATED_BY
 from kbatch.controllers.kueue.manager import KueueManager, status_of_workload
-from kbatch.controllers.kueue.scheduler import write_status
+from kbatch.controllers.kueue.scheduler import evict, write_status
 from kbatch.controllers.kueue.unadmitted import (
     ADMISSION_GATED,
     checks_for,
@@ -64,27 +67,7 @@ class WorkloadReconciler:
             self.mgr.ctx.client.update(wl)
 
     def _evict(self, wl: Workload, reason: str, message: str, cause: str = "", prepare: Any = None) -> None:
-        """``workloadevict.Evict``: the Evicted condition (reason ``Deactivated``/``DeactivatedDueTo…``)
-        and, for a workload that held an admission, an ``EvictedDueTo<reason>`` event."""
-        mgr = self.mgr
-        now = mgr.now()
-        evict_reason = (
-            W.reason_with_cause(reason, cause) if reason == Reason.DEACTIVATED and cause else reason
-        )
-
-        def mutate(status: WorkloadStatus, obj: Workload) -> bool:
-            if prepare is not None:
-                prepare(status)
-            W.prepare_eviction(status, evict_reason, message, obj.metadata.generation, now, reason, cause)
-            return True
-
-        written = write_status(mgr, wl, mutate)
-        if written is None or wl.status is None or wl.status.admission is None:
-            return
-        event = W.reason_with_cause(Cond.EVICTED, reason)
-        if reason == Reason.DEACTIVATED and cause:
-            event = W.reason_with_cause(event, cause)
-        mgr.recorder.event(written, "Normal", event, W.truncate(message, W.MAX_EVENT_MESSAGE))
+        evict(self.mgr, wl, reason, message, cause, prepare)
 
     # --- the reconcile ------------------------------------------------------------------------------
     def reconcile(self, request: Request) -> Result | None:
@@ -99,6 +82,8 @@ class WorkloadReconciler:
                 return None
         if self.mgr.settings.on("MultiKueueOrchestratedPreemption"):
             wl = self._sync_preemption_gates(wl)
+        if self.mgr.settings.on("ConcurrentAdmission") and self._label_parent(wl):
+            return None
         finished = W.find(wl.status, Cond.FINISHED)
         if finished is not None and finished.status == "True":
             return self._retention(wl, finished)
@@ -119,6 +104,18 @@ class WorkloadReconciler:
         now = self.mgr.now()
         written = write_status(self.mgr, wl, lambda st, obj: gates.sync_states(obj, st, now))
         return written if written is not None else wl
+
+    def _label_parent(self, wl: Workload) -> bool:
+        """``ConcurrentAdmission``: a Workload of a ClusterQueue with a policy, neither a Variant
+        nor labelled yet, is labelled a parent (``SetParentVariantLabel``); whether it was."""
+        if CA.is_variant(wl) or CA.is_parent(wl) or not self.mgr.queues.is_concurrent_parent(wl):
+            return False
+        from kbatch.api import edit
+
+        obj = edit(wl)
+        obj.metadata.labels = {**(obj.metadata.labels or {}), CA.PARENT_LABEL: "true"}
+        self._update(obj)
+        return True
 
     def _reconcile_dra(self, wl: Workload) -> bool:
         """The DRA block (:mod:`.dra_requests`): a pending workload the DRA path refuses gets
@@ -405,7 +402,9 @@ class WorkloadReconciler:
         return True
 
     def _sync_checks(self, wl: Workload, cq: ClusterQueue) -> bool:
-        """``reconcileSyncAdmissionChecks``."""
+        """``reconcileSyncAdmissionChecks`` (a concurrent-admission parent has no checks)."""
+        if self.mgr.settings.on("ConcurrentAdmission") and CA.is_parent(wl):
+            return False
         wanted = checks_for(cq, wl.status.admission if wl.status else None)
         have = list((wl.status.admission_checks if wl.status else None) or ())
         names = [c.name or "" for c in have]
@@ -491,7 +490,9 @@ class WorkloadReconciler:
         return None
 
     def _check_based_eviction(self, wl: Workload) -> bool:
-        """``reconcileCheckBasedEviction``."""
+        """``reconcileCheckBasedEviction`` (a concurrent-admission parent has no checks)."""
+        if self.mgr.settings.on("ConcurrentAdmission") and CA.is_parent(wl):
+            return False
         checks = (wl.status.admission_checks if wl.status else None) or ()
         if W.has(wl.status, Cond.EVICTED) or not any(c.state in ("Retry", "Rejected") for c in checks):
             return False
@@ -549,8 +550,11 @@ class WorkloadReconciler:
         return True
 
     def _pods_ready_timeout(self, wl: Workload, request_text: str) -> float:
-        """``reconcileNotReadyTimeout``: seconds until the next check (0: none)."""
+        """``reconcileNotReadyTimeout``: seconds until the next check (0: none); a Variant has no
+        pods of its own (its parent's PodsReady is copied to it)."""
         mgr = self.mgr
+        if mgr.settings.on("ConcurrentAdmission") and CA.is_variant(wl):
+            return 0.0
         wait = mgr.settings.config.wait_for_pods_ready
         active = wl.spec is None or wl.spec.active is not False
         if wait is None or not active or W.has(wl.status, Cond.EVICTED):

@@ -161,6 +161,7 @@ class CycleOutcome:
     events: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # key -> [(type, reason)]
     # key -> BlockedOnPreemptionGates (status, reason, message), where the workload has it
     blocked: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    world: Any = None  # the World the cycle ran in, for rows that read more
 
 
 def one_cycle(
@@ -248,4 +249,4 @@ def _outcome(w: World, mgr: Any) -> CycleOutcome:
     for e in w.cp.client.list(Event).items:
         ref = e.involved_object
         events.setdefault(f"{ref.namespace}/{ref.name}", []).append((e.type or "", e.reason or ""))
-    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts, events, blocked)
+    return CycleOutcome(reserved, pending, preempted, left, inadmissible, counts, events, blocked, w)

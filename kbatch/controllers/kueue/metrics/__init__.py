@@ -70,6 +70,7 @@ def install(mgr: KueueManager) -> None:
     lq = LocalQueueFamilies.register(ctx.metrics) if mgr.settings.on("LocalQueueMetrics") else None
     workloads = WorkloadMetrics(cq, lq, lq_filter, ctx.cache, ctx.clock.now_datetime,
                                 partial(ancestors, mgr.cache), cohorts.subtree_admitted, custom)
+    workloads.concurrent_admission = mgr.settings.on("ConcurrentAdmission")
     ctx.cache.informer_for(Workload).add_event_handler(workloads)
     cleanup = QueueCleanup(ctx.metrics, cq, lq, custom)
     ctx.cache.informer_for(ClusterQueue).add_event_handler(cleanup)

@@ -22,6 +22,7 @@ from kbatch.api.kueue_v1beta2 import LocalQueue, Workload
 from kbatch.api.kueue_v1beta2.constants import Cond
 from kbatch.api.meta import LabelSelector
 from kbatch.api.selectors import selector_from_model
+from kbatch.controllers.kueue.concurrent_admission.variants import is_parent, is_variant
 from kbatch.controllers.kueue.metrics.custom_labels import NONE, CustomLabels
 from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies
 from kbatch.controllers.kueue.metrics.transitions import Transition, transitions
@@ -53,6 +54,17 @@ def _lq_key(wl: Workload) -> str:
     return f"{wl.metadata.namespace}/{(wl.spec.queue_name if wl.spec else None) or ''}"
 
 
+_PARENT_COPIES = frozenset({"quota_reserved", "admitted", "evicted", "eviction_latency"})
+_VARIANT_COPIES = frozenset({"ready", "finished"})
+
+
+def _copied_kinds(wl: Workload) -> frozenset[str]:
+    """The transitions of a concurrent-admission parent or Variant that are copies, not recorded."""
+    if is_parent(wl):
+        return _PARENT_COPIES
+    return _VARIANT_COPIES if is_variant(wl) else frozenset()
+
+
 class WorkloadMetrics:
     """Workload add/update/delete events → the counters, histograms and finished sets."""
 
@@ -68,15 +80,23 @@ class WorkloadMetrics:
         self.finished_ever: set[str] = set()  # LocalQueues that held one: their series exists (at 0 too)
         self.counted_cohorts: set[str] = set()  # Cohorts with an admitted-workloads series
         self.custom = custom
+        # ``ConcurrentAdmission``: a parent's admission, eviction and a Variant's PodsReady are copies
+        # the concurrent-admission controller patches in (upstream reports none of them; the
+        # Variant's admission was counted), and a finished Variant is no LocalQueue's finished
+        # workload (``Manager.AddFinishedWorkload``)
+        self.concurrent_admission = False
 
     def on_add(self, wl: Workload) -> None:
-        if is_true(wl, Cond.FINISHED):
+        if is_true(wl, Cond.FINISHED) and not (self.concurrent_admission and is_variant(wl)):
             self._finished(wl)
 
     def on_update(self, old: Workload, new: Workload) -> None:
         if old.status is new.status:
             return
+        copied = _copied_kinds(new) if self.concurrent_admission else frozenset()
         for t in transitions(old, new, self.now()):
+            if t.kind in copied:
+                continue
             if t.kind == "finished":
                 self._finished(new)
             self._record(t)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.concurrent_admission.variants import is_variant
 from kbatch.controllers.kueue.metrics.custom_labels import NONE, CustomLabels
 from kbatch.controllers.kueue.metrics.families import ROLE
 from kbatch.runtime.metrics import Gauge
@@ -28,8 +29,8 @@ __all__ = ["report_unadmitted", "unadmitted_status"]
 
 def unadmitted_status(wl: Workload) -> tuple[str, str] | None:
     """``getUnadmittedWorkloadStatus``'s (reason, underlying cause), ``None`` for a workload that is
-    not unadmitted."""
-    if wl.metadata.deletion_timestamp is not None:
+    not unadmitted; a concurrent-admission Variant is never counted (its parent is)."""
+    if wl.metadata.deletion_timestamp is not None or is_variant(wl):
         return None
     conds = {c.type: c for c in (wl.status.conditions if wl.status else None) or ()}
     admitted, finished = conds.get(Cond.ADMITTED), conds.get(Cond.FINISHED)

@@ -21,6 +21,7 @@ from kbatch.api.core_v1 import PodSpec
 from kbatch.api.go_int import parse_int
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.concurrent_admission.variants import ALLOWED_FLAVORS_ANNOTATION
 from kbatch.controllers.kueue.model.requests import (
     FlavorResource,
     Usage,
@@ -70,6 +71,7 @@ class InfoOptions:
     priority_sorting_within_cohort: bool = True
     reclaimable_pods: bool = True
     equivalence_hashing: bool = True  # SchedulingEquivalenceHashing
+    concurrent_admission: bool = False  # ConcurrentAdmission: the allowed flavors enter the hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +211,11 @@ class WorkloadInfo:
             priority,
             _queue_order_time(wl, opts),
             reserved.last_transition_time if reserved is not None and reserved.status == "True" else None,
-            _scheduling_hash(wl, pod_sets, priority) if opts.equivalence_hashing else "",
+            (
+                _scheduling_hash(wl, pod_sets, priority, opts.concurrent_admission)
+                if opts.equivalence_hashing
+                else ""
+            ),
             is_true(wl, Cond.EVICTED),
         )
 
@@ -279,10 +285,13 @@ def _queue_order_time(wl: Workload, opts: InfoOptions) -> datetime:
     return created
 
 
-def _scheduling_hash(wl: Workload, pod_sets: tuple[PodSetResources, ...], priority: int) -> str:
+def _scheduling_hash(
+    wl: Workload, pod_sets: tuple[PodSetResources, ...], priority: int, concurrent: bool = False
+) -> str:
     """``computeSchedulingHash`` (kueue v0.19.2 ``pkg/workload/workload.go``): per pod set its name,
     effective count and requests, minimum count, ``topologyRequest`` and the pod spec's shape
-    (:func:`_spec_shape`), and the effective priority; the first 16 hex digits of its SHA-256. Two
+    (:func:`_spec_shape`), the effective priority, and with ``ConcurrentAdmission`` a Variant's
+    allowed-flavor annotation (``allowedFlavors``); the first 16 hex digits of its SHA-256. Two
     Workloads with one hash are the same problem for the scheduler, so one refused marks the other."""
     shapes = []
     for i, ps in enumerate((wl.spec.pod_sets if wl.spec else None) or ()):
@@ -298,7 +307,11 @@ def _scheduling_hash(wl: Workload, pod_sets: tuple[PodSetResources, ...], priori
                 "spec": _spec_shape(spec) if spec else None,
             }
         )
-    text = json.dumps({"podSets": shapes, "priority": priority}, sort_keys=True, default=str)
+    shape: dict[str, Any] = {"podSets": shapes, "priority": priority}
+    allowed = (wl.metadata.annotations or {}).get(ALLOWED_FLAVORS_ANNOTATION) if concurrent else None
+    if allowed is not None:
+        shape["allowedFlavors"] = allowed
+    text = json.dumps(shape, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 

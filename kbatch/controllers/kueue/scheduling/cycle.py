@@ -15,7 +15,10 @@ Upstream: kubernetes-sigs/kueue ``pkg/scheduler/scheduler.go`` ``schedule`` (v0.
    ``ConcurrentAdmission`` or ``MultiKueueOrchestratedPreemption``); an entry whose targets overlap
    those of an earlier one, or which no longer fits after the earlier ones, is skipped; otherwise its
    usage is added to the snapshot and it either preempts (the caller issues the evictions) or, after
-   ``waitForPodsReady.blockAdmission`` allows, is admitted;
+   ``waitForPodsReady.blockAdmission`` allows, is admitted; with ``ConcurrentAdmission`` a Variant
+   whose more favourable sibling is admitted is skipped first, and one that would be admitted while
+   a less favourable sibling is migrates instead (the caller evicts the sibling,
+   ``FlavorMigration``) unless its flavor is below ``lastAcceptableFlavorName``;
 6. the caller requeues the entries not admitted and writes their status.
 
 A workload slice replacing another (elastic jobs, ``ElasticJobsViaWorkloadSlices``) is nominated
@@ -38,6 +41,13 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import FieldError
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
+from kbatch.controllers.kueue.concurrent_admission.siblings import (
+    BELOW_LAST_ACCEPTABLE,
+    MORE_FAVORABLE_ADMITTED,
+    admitted_sibling,
+    migration_allowed,
+)
+from kbatch.controllers.kueue.concurrent_admission.variants import Policy, is_variant
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import FlavorResource
@@ -77,6 +87,7 @@ class RequeueReason:
     NO_FIT = "NoFit"
     PREEMPTION_NO_CANDIDATES = "PreemptionNoCandidates"
     PREEMPTION_GATED = "PreemptionGated"
+    PENDING_MIGRATION = "PendingMigration"  # ConcurrentAdmission: a less favourable sibling evicted
 
 
 @dataclass
@@ -110,6 +121,9 @@ class Entry:
     considered: str = ""
     replaced: Target | None = None  # the workload slice this one replaces, finished on admission
     preemption_skipped: bool = False  # skipped with preemption targets (``skippedPreemptions``)
+    # ConcurrentAdmission: the admitted, less favourable sibling this Variant migrates from (the
+    # caller evicts it, ``issueMigration``)
+    migration_victim: WorkloadInfo | None = None
 
     def record(self, assignment: Assignment, targets: list[Target]) -> None:
         """``recordAssignment``."""
@@ -154,6 +168,7 @@ class CycleConfig:
     # ``ConcurrentAdmission`` or ``MultiKueueOrchestratedPreemption``: a closed preemption gate
     # keeps a workload from preempting (``processEntry``)
     preemption_gates: bool = False
+    concurrent_admission: bool = False  # ConcurrentAdmission: Variants' siblings and migration
 
 
 @dataclass
@@ -212,6 +227,8 @@ class CycleInputs:
     limit_range_violations: Callable[[Workload], list[str]] | None = None
     tas: TASCycle | None = None  # TopologyAwareScheduling: the cycle's TAS flavors (tas.cycle)
     slices: bool = False  # ElasticJobsViaWorkloadSlices: replacement slices (workloadslicing)
+    # ConcurrentAdmission: a ClusterQueue's ``concurrentAdmissionPolicy`` (None: it has none)
+    policy_for: Callable[[str], Policy | None] | None = None
 
 
 def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
@@ -237,7 +254,8 @@ def run_cycle(heads: list[Head], inputs: CycleInputs) -> CycleResult:
         if result.blocked:
             entry.status = "blocked"
             continue
-        _process(entry, snapshot, preempted, config, inputs.pods_ready_for_all, result, inputs.tas)
+        ready_for_all = inputs.pods_ready_for_all
+        _process(entry, snapshot, preempted, config, ready_for_all, result, inputs.tas, inputs.policy_for)
     return result
 
 
@@ -507,10 +525,16 @@ def _process(
     pods_ready_for_all: Callable[[], bool],
     result: CycleResult,
     tas: TASCycle | None = None,
+    policy_for: Callable[[str], Policy | None] | None = None,
 ) -> None:
     """``processEntry`` (``fits`` includes the TAS flavors' domains: ``ClusterQueueSnapshot.Fits``)."""
     cq = e.cq
     assert cq is not None
+    variant = config.concurrent_admission and is_variant(e.info.obj)
+    if variant and _sibling(e, cq, more_favourable=True) is not None:
+        e.quota_reserved_reason = Reason.PENDING_EVALUATION
+        e.mark_skipped(MORE_FAVORABLE_ADMITTED, config.preserve_scan_progress)
+        return
     usage = _assignment_usage(e)
     fits = _fits(snapshot, cq, usage, preempted, e.targets) and (
         tas is None or tas.fits(e.assignment, _removed(preempted, e.targets))
@@ -560,12 +584,44 @@ def _process(
         e.quota_reserved_reason = Reason.WAITING_FOR_PODS_READY
         result.blocked = True
         return
+    if variant and _migrates(e, cq, policy_for):
+        return
     e.status = "nominated"
     e.considered = format_attempts(e.assignment)
     e.admission = {"clusterQueue": e.cq_name, "podSetAssignments": e.assignment.to_api()}
     e.status = "assumed"
     if config.block_admission and not _pods_ready(e.info):
         result.assumed_not_ready = True
+
+
+def _first_group(cq: ClusterQueueNode) -> tuple[str, ...]:
+    groups = cq.settings.resource_groups
+    return tuple(groups[0].flavors) if groups else ()
+
+
+def _sibling(e: Entry, cq: ClusterQueueNode, more_favourable: bool) -> WorkloadInfo | None:
+    """An admitted sibling of the Variant in the snapshot's ClusterQueue (in key order; upstream
+    iterates a map)."""
+    admitted = (cq.workloads[k] for k in sorted(cq.workloads))
+    return admitted_sibling(e.info, admitted, _first_group(cq), more_favourable)
+
+
+def _migrates(
+    e: Entry, cq: ClusterQueueNode, policy_for: Callable[[str], Policy | None] | None
+) -> bool:
+    """``processEntry``'s migration step: with a less favourable sibling admitted, the Variant is
+    not admitted; it migrates (the caller evicts the sibling) when ``isMigrationAllowed``."""
+    victim = _sibling(e, cq, more_favourable=False)
+    if victim is None:
+        return False
+    policy = policy_for(e.cq_name) if policy_for is not None else None
+    if not migration_allowed(e.info, _first_group(cq), policy):
+        e.quota_reserved_reason = Reason.PENDING_EVALUATION
+        e.inadmissible_msg = BELOW_LAST_ACCEPTABLE
+        return True
+    e.quota_reserved_reason = Reason.WAITING_FOR_PREEMPTED
+    e.migration_victim = victim
+    return True
 
 
 def _pods_ready(info: WorkloadInfo) -> bool:

@@ -32,7 +32,9 @@ slice's, which its assignment's usage counts too (``Assignment.append``).
 Pod sets sharing ``topologyRequest.podSetGroupName`` are assigned together
 (:meth:`FlavorAssigner.assign`): one flavor per resource for the group's summed requests.
 
-Not modelled: concurrent admission variants.
+With ``ConcurrentAdmission`` a Variant's scan skips every flavor its allowed-flavor annotation does
+not list ("skipping flavor F due to WorkloadAllowedResourceFlavorAnnotation annotation", upstream's
+``IsFlavorAllowedForVariant`` check in ``findFlavorForPodSetResource``).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.kueue_v1beta2 import PodSet
 from kbatch.api.kueue_v1beta2.constants import Reason
 from kbatch.api.tolerations import tolerates
+from kbatch.controllers.kueue.concurrent_admission.variants import flavor_allowed
 from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import PodSetResources, WorkloadInfo
 from kbatch.controllers.kueue.model.quota import find_height_of_lowest_subtree_that_fits
@@ -84,6 +87,7 @@ class AssignerOptions:
     observability: bool = False  # UnadmittedWorkloadsObservability gate
     ignore_undeclared: bool = False  # QuotaCheckStrategy=IgnoreUndeclared (with its gate)
     fair_sharing: bool = False
+    concurrent_admission: bool = False  # ConcurrentAdmission gate: a Variant's allowed flavors
 
 
 def _flavor_mode(pm: int) -> int:
@@ -311,6 +315,11 @@ class FlavorAssigner:
         for idx in range(start, len(rg.flavors)):
             attempted = idx
             fname = rg.flavors[idx]
+            if self.options.concurrent_admission and not flavor_allowed(self.wl.obj, fname):
+                status.reasons.append(
+                    f"skipping flavor {fname} due to WorkloadAllowedResourceFlavorAnnotation annotation"
+                )
+                continue
             fstatus = self._check_flavor(fname, members, rg.covered)
             if not fstatus.is_fit():
                 status.reasons += fstatus.reasons

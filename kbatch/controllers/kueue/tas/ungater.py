@@ -49,6 +49,7 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Workload
 from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL, WORKLOAD_SLICE_NAME_ANNOTATION
+from kbatch.controllers.kueue.concurrent_admission.variants import is_variant
 from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.podintegration.pods import group_name
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
@@ -73,6 +74,12 @@ def admitted_by_tas(wl: Workload) -> bool:
     return admitted and any(
         p.topology_assignment is not None for p in status.admission.pod_set_assignments or ()
     )
+
+
+def admitted_by_tas_not_variant(wl: Workload) -> bool:
+    """The ungater's predicate with ``ConcurrentAdmission`` (``topology_ungater.go``): a Variant has
+    no pods; its parent, admitted with the Variant's assignment, is the one ungated."""
+    return admitted_by_tas(wl) and not is_variant(wl)
 
 
 def _gated(pod: Pod) -> bool:

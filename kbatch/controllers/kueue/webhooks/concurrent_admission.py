@@ -3,9 +3,9 @@
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/webhooks/clusterqueue_webhook.go``
 (``validateConcurrentAdmissionPolicy``, and ``ValidateClusterQueueUpdate``'s
 ``ValidateImmutableField``). The shape rules apply only with the ``ConcurrentAdmission`` gate on
-(alpha, off by default); the policy is immutable on every update, gate or not. kbatch keeps the
-policy as data (concurrent admission itself is not modelled, docs/kueue.md) and refuses what
-upstream's webhook refuses.
+(alpha, off by default); the policy is immutable on every update, gate or not. It refuses what
+upstream's webhook refuses; the policy acts in
+:mod:`kbatch.controllers.kueue.concurrent_admission` (docs/kueue.md, "Concurrent admission").
 """
 
 from __future__ import annotations
