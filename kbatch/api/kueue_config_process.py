@@ -19,19 +19,20 @@ same ``unknown field "<path>"``, and a value of a Go type the field does not hav
 validation. The Go types are kept: ``int32`` fields are range-checked integers, ``int`` / ``int64``
 (``webhook.port``, ``controller.groupKindConcurrency``, and ``controller.cacheSyncTimeout``, a
 ``time.Duration``: nanoseconds, a number) are integers, ``float32`` numbers, ``bool`` booleans,
-``metav1.Duration`` strings (checked by :mod:`kbatch.api.kueue_config_checks` where Kueue validates
-them). :data:`V1BETA1_ONLY` and :data:`V1BETA2_ONLY` name the fields one version has and the other
-does not.
+``metav1.Duration`` strings: ``leaderElection``'s parsed as the decoder parses them,
+``multiKueue``'s checked by :mod:`kbatch.api.kueue_config_checks` as before (a field error).
+:data:`V1BETA1_ONLY` and :data:`V1BETA2_ONLY` name the fields one version has and the other does not.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from kbatch.api.base import KubeModel
 from kbatch.api.batch_v1 import Bool, Int32, Int64
+from kbatch.api.cron import go_duration_seconds
 from kbatch.api.meta import LabelSelector
 
 __all__ = [
@@ -51,7 +52,17 @@ __all__ = [
 ]
 
 Float32 = Annotated[float, Field(strict=True, ge=-3.4028234663852886e38, le=3.4028234663852886e38)]
-Duration = str  # metav1.Duration: a JSON string ("1m30s")
+Duration = str  # metav1.Duration: a JSON string ("1m30s"), its text checked by kueue_config_checks
+
+
+def _parses(text: str) -> str:
+    go_duration_seconds(text)  # ValueError: `time: invalid duration "abc"`
+    return text
+
+
+# metav1.Duration where nothing validates it later: ``Duration.UnmarshalJSON`` runs
+# ``time.ParseDuration``, so an unparsable text fails decoding
+ParsedDuration = Annotated[str, AfterValidator(_parses)]
 
 
 class ControllerWebhook(KubeModel):
@@ -64,9 +75,9 @@ class LeaderElectionConfiguration(KubeModel):
     """component-base ``config/v1alpha1.LeaderElectionConfiguration``."""
 
     leader_elect: Bool | None = None
-    lease_duration: Duration | None = None
-    renew_deadline: Duration | None = None
-    retry_period: Duration | None = None
+    lease_duration: ParsedDuration | None = None
+    renew_deadline: ParsedDuration | None = None
+    retry_period: ParsedDuration | None = None
     resource_lock: str | None = None
     resource_name: str | None = None
     resource_namespace: str | None = None
