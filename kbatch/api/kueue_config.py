@@ -570,7 +570,7 @@ def load(
     errs += multikueue_errors(multi_kueue)
     errs += internal_cert_errors(_as_given(cfg.internal_cert_management))
     errs += visibility_server_errors(_as_given(cfg.visibility_server))
-    metrics = cfg.metrics.model_dump(exclude_none=True) if cfg.metrics is not None else {}
+    metrics = _as_given(cfg.metrics)
     errs += custom_label_errors(metrics)
     out = KueueConfig(
         api_version=api_version,
