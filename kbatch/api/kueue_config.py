@@ -10,10 +10,10 @@ timeout) unless the ``DisableWaitForPodsReady`` gate is on; a v1beta1
 ``waitForPodsReady.enable`` without a timeout gets v1beta1's 5m.
 
 The fields kbatch acts on are modelled; the ones about the manager process (webhook server,
-metrics, leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are
-accepted as opaque objects, the rules Kueue's manager applies to some of them checked by
-:mod:`kbatch.api.kueue_config_checks`. :func:`load` returns a :class:`KueueConfig`, the settled
-values the manager and the webhooks read.
+leader election, TLS, client connection, MultiKueue, visibility server, internal certs) are decoded
+as strictly (:mod:`kbatch.api.kueue_config_process`) though not acted on, the rules Kueue's manager
+applies to some of them checked by :mod:`kbatch.api.kueue_config_checks`. :func:`load` returns a
+:class:`KueueConfig`, the settled values the manager and the webhooks read.
 """
 
 from __future__ import annotations
@@ -36,6 +36,21 @@ from kbatch.api.kueue_config_checks import (
 )
 from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingModel, device_class_mappings
 from kbatch.api.kueue_config_metrics import ControllerMetrics, custom_label_errors, v1beta1_unknown
+from kbatch.api.kueue_config_process import (
+    V1BETA1_ONLY,
+    V1BETA2_ONLY,
+    ClientConnection,
+    ControllerConfigurationSpec,
+    ControllerHealth,
+    ControllerWebhook,
+    InternalCertManagement,
+    LeaderElectionConfiguration,
+    MultiKueue,
+    PodIntegrationOptions,
+    QueueVisibility,
+    TLSOptions,
+    VisibilityServerConfiguration,
+)
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
 from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
@@ -107,7 +122,7 @@ class Integrations(KubeModel):
     frameworks: list[str] | None = None
     external_frameworks: list[str] | None = None
     label_keys_to_copy: list[str] | None = None
-    pod_options: dict[str, Any] | None = None  # v1beta1 only
+    pod_options: PodIntegrationOptions | None = None  # v1beta1 only
 
 
 class FairSharing(KubeModel):
@@ -144,9 +159,6 @@ class ObjectRetentionPolicies(KubeModel):
     workloads: WorkloadRetentionPolicy | None = None
 
 
-_Opaque = dict[str, Any] | None
-
-
 class Configuration(KubeModel):
     api_version: str | None = None
     kind: str | None = None
@@ -160,19 +172,19 @@ class Configuration(KubeModel):
     resources: Resources | None = None
     feature_gates: dict[str, bool] | None = None
     object_retention_policies: ObjectRetentionPolicies | None = None
-    # the manager process's settings: accepted, not acted on
-    metrics: ControllerMetrics | None = None  # decoded strictly; acted on (kueue_config_metrics)
-    webhook: _Opaque = None
-    leader_election: _Opaque = None
-    health: _Opaque = None
+    metrics: ControllerMetrics | None = None  # acted on (kueue_config_metrics)
+    # the manager process's settings: decoded strictly, not acted on (kueue_config_process)
+    webhook: ControllerWebhook | None = None
+    leader_election: LeaderElectionConfiguration | None = None
+    health: ControllerHealth | None = None
     pprof_bind_address: str | None = None
-    controller: _Opaque = None
-    tls: _Opaque = None
-    internal_cert_management: _Opaque = None
-    client_connection: _Opaque = None
-    multi_kueue: _Opaque = None
-    visibility_server: _Opaque = None
-    queue_visibility: _Opaque = None  # v1beta1 only
+    controller: ControllerConfigurationSpec | None = None
+    tls: TLSOptions | None = None
+    internal_cert_management: InternalCertManagement | None = None
+    client_connection: ClientConnection | None = None
+    multi_kueue: MultiKueue | None = None
+    visibility_server: VisibilityServerConfiguration | None = None  # v1beta2 only
+    queue_visibility: QueueVisibility | None = None  # v1beta1 only
 
 
 # --- settled values ----------------------------------------------------------------------------
@@ -257,15 +269,6 @@ def _default_selector(namespace: str) -> LabelSelector:
     )
 
 
-# fields only v1beta1 has (apis/config/v1beta1): unknown to v1beta2's strict decoder
-_V1BETA1_ONLY = (
-    ("waitForPodsReady", "enable"),
-    ("fairSharing", "enable"),
-    ("integrations", "podOptions"),
-    ("queueVisibility",),
-)
-
-
 def _field_path(loc: tuple[Any, ...]) -> str:
     """A decoder location as ``sigs.k8s.io/json`` names it: ``a.b[0].c``."""
     out = ""
@@ -274,22 +277,35 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def _v1beta1_only(data: Mapping[str, Any]) -> list[str]:
-    found = []
-    for path in _V1BETA1_ONLY:
-        node: Any = data
-        for name in path[:-1]:
-            node = node.get(name) if isinstance(node, Mapping) else None
-        if isinstance(node, Mapping) and path[-1] in node:
-            found.append(".".join(path))
-    return found
+def _split_off(node: Any, path: tuple[str, ...], where: str, found: list[str]) -> Any:
+    """``node`` without the field at ``path`` (``*``: in every list item), copied along the way
+    only; each field removed is named in ``found``. The other version's fields are unknown to this
+    version's decoder, which does not look inside them: their contents are neither decoded nor
+    reported."""
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if not isinstance(node, list):
+            return node
+        return [_split_off(item, rest, f"{where}[{i}]", found) for i, item in enumerate(node)]
+    if not isinstance(node, Mapping) or head not in node:
+        return node
+    here = f"{where}.{head}" if where else head
+    out = dict(node)
+    if rest:
+        out[head] = _split_off(node[head], rest, here, found)
+    else:
+        del out[head]
+        found.append(here)
+    return out
 
 
 def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value of the wrong type
     fails first; otherwise every unknown field is reported at once, sorted, as
     ``runtime.NewStrictDecodingError`` prints them."""
-    unknown = v1beta1_unknown(data) if v1beta1 else _v1beta1_only(data)
+    unknown = v1beta1_unknown(data) if v1beta1 else []
+    for path in V1BETA2_ONLY if v1beta1 else V1BETA1_ONLY:
+        data = _split_off(data, path, "", unknown)
     try:
         cfg = wire_validate(Configuration, dict(data))
     except ValidationError as err:
@@ -516,6 +532,11 @@ def _default_gate(cfg: Configuration, flags: Mapping[str, bool] | None) -> Calla
     return lambda name: bool(gates.get(name, False))
 
 
+def _as_given(section: KubeModel | None) -> dict[str, Any]:
+    """A decoded section back in wire shape (json names, fields given), as its readers take it."""
+    return section.model_dump(exclude_none=True) if section is not None else {}
+
+
 def load(
     data: Mapping[str, Any] | None = None,
     *,
@@ -545,10 +566,11 @@ def load(
     mappings = device_class_mappings(
         (cfg.resources or Resources()).device_class_mappings, _default_gate(cfg, flag_gates), errs
     )
-    errs += multikueue_errors(cfg.multi_kueue)
-    errs += internal_cert_errors(cfg.internal_cert_management)
-    errs += visibility_server_errors(cfg.visibility_server)
-    metrics = cfg.metrics.model_dump(exclude_none=True) if cfg.metrics is not None else {}
+    multi_kueue = _as_given(cfg.multi_kueue)
+    errs += multikueue_errors(multi_kueue)
+    errs += internal_cert_errors(_as_given(cfg.internal_cert_management))
+    errs += visibility_server_errors(_as_given(cfg.visibility_server))
+    metrics = _as_given(cfg.metrics)
     errs += custom_label_errors(metrics)
     out = KueueConfig(
         api_version=api_version,
@@ -568,7 +590,7 @@ def load(
         retention_after_finished=finished,
         retention_after_deactivated=deactivated,
         metrics=metrics,
-        multi_kueue=dict(cfg.multi_kueue or {}),
+        multi_kueue=multi_kueue,
     )
     if errs:
         raise Invalid.of("Configuration.config.kueue.x-k8s.io", "", errs)

@@ -1,0 +1,196 @@
+"""The Kueue Configuration's sections about the manager process, decoded strictly.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``apis/config/v1beta2/configuration_types.go``
+(``ControllerManager``'s ``ControllerWebhook``, ``ControllerHealth``, ``ControllerConfigurationSpec``,
+``TLSOptions``; ``InternalCertManagement``, ``ClientConnection``, ``MultiKueue`` with
+``MultiKueueExternalFramework``, ``ClusterProfile``, ``ClusterProfileAccessProvider`` and
+``IncrementalDispatcherConfig``, ``VisibilityServerConfiguration``), ``deprecated_types.go``
+(``credentialsProviders``: the access-provider type under its old name),
+``apis/config/v1beta1/configuration_types.go`` (``QueueVisibility``, ``ClusterQueueVisibility``,
+``PodIntegrationOptions``), k8s.io/component-base ``config/v1alpha1/types.go``
+(``LeaderElectionConfiguration``) and k8s.io/client-go ``tools/clientcmd/api/types.go``
+(``ExecConfig``, ``ExecEnvVar``; ``Config``, ``StdinUnavailable`` and ``StdinUnavailableMessage`` are
+``json:"-"``, so no field of the file).
+
+kbatch runs none of this (no webhook server, leader election, TLS, client connection, pprof or
+visibility server); it decodes these sections only so a file Kueue's manager refuses
+(``pkg/config/config.go`` ``fromFile``: ``serializer.EnableStrict``) is refused here too, with the
+same ``unknown field "<path>"``, and a value of a Go type the field does not have is refused before
+validation. The Go types are kept: ``int32`` fields are range-checked integers, ``int`` / ``int64``
+(``webhook.port``, ``controller.groupKindConcurrency``, and ``controller.cacheSyncTimeout``, a
+``time.Duration``: nanoseconds, a number) are integers, ``float32`` numbers, ``bool`` booleans,
+``metav1.Duration`` strings: ``leaderElection``'s parsed as the decoder parses them,
+``multiKueue``'s checked by :mod:`kbatch.api.kueue_config_checks` as before (a field error).
+:data:`V1BETA1_ONLY` and :data:`V1BETA2_ONLY` name the fields one version has and the other does not.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from kbatch.api.base import KubeModel
+from kbatch.api.batch_v1 import Bool, Int32, Int64
+from kbatch.api.cron import go_duration_seconds
+from kbatch.api.meta import LabelSelector
+
+__all__ = [
+    "V1BETA1_ONLY",
+    "V1BETA2_ONLY",
+    "ClientConnection",
+    "ControllerConfigurationSpec",
+    "ControllerHealth",
+    "ControllerWebhook",
+    "InternalCertManagement",
+    "LeaderElectionConfiguration",
+    "MultiKueue",
+    "PodIntegrationOptions",
+    "QueueVisibility",
+    "TLSOptions",
+    "VisibilityServerConfiguration",
+]
+
+Float32 = Annotated[float, Field(strict=True, ge=-3.4028234663852886e38, le=3.4028234663852886e38)]
+Duration = str  # metav1.Duration: a JSON string ("1m30s"), its text checked by kueue_config_checks
+
+
+def _parses(text: str) -> str:
+    go_duration_seconds(text)  # ValueError: `time: invalid duration "abc"`
+    return text
+
+
+# metav1.Duration where nothing validates it later: ``Duration.UnmarshalJSON`` runs
+# ``time.ParseDuration``, so an unparsable text fails decoding
+ParsedDuration = Annotated[str, AfterValidator(_parses)]
+
+
+class ControllerWebhook(KubeModel):
+    port: Int64 | None = None  # Go int
+    host: str | None = None
+    cert_dir: str | None = None
+
+
+class LeaderElectionConfiguration(KubeModel):
+    """component-base ``config/v1alpha1.LeaderElectionConfiguration``."""
+
+    leader_elect: Bool | None = None
+    lease_duration: ParsedDuration | None = None
+    renew_deadline: ParsedDuration | None = None
+    retry_period: ParsedDuration | None = None
+    resource_lock: str | None = None
+    resource_name: str | None = None
+    resource_namespace: str | None = None
+
+
+class ControllerHealth(KubeModel):
+    health_probe_bind_address: str | None = None
+    readiness_endpoint_name: str | None = None
+    liveness_endpoint_name: str | None = None
+
+
+class ControllerConfigurationSpec(KubeModel):
+    group_kind_concurrency: dict[str, Int64] | None = None
+    cache_sync_timeout: Int64 | None = None  # *time.Duration: nanoseconds
+
+
+class TLSOptions(KubeModel):
+    min_version: str | None = None
+    cipher_suites: list[str] | None = None
+    curve_preferences: list[Int32] | None = None
+
+
+class InternalCertManagement(KubeModel):
+    enable: Bool | None = None
+    webhook_service_name: str | None = None
+    webhook_secret_name: str | None = None
+
+
+class ClientConnection(KubeModel):
+    """Kueue's own ``ClientConnection`` (not component-base's)."""
+
+    qps: Float32 | None = None
+    burst: Int32 | None = None
+
+
+class ExecEnvVar(KubeModel):
+    name: str | None = None
+    value: str | None = None
+
+
+class ExecConfig(KubeModel):
+    """client-go ``clientcmdapi.ExecConfig`` as its json tags name it."""
+
+    command: str | None = None
+    args: list[str] | None = None
+    env: list[ExecEnvVar] | None = None
+    api_version: str | None = None
+    install_hint: str | None = None
+    provide_cluster_info: Bool | None = None
+    interactive_mode: str | None = None
+
+
+class ClusterProfileAccessProvider(KubeModel):
+    name: str | None = None
+    exec_config: ExecConfig | None = None
+
+
+class ClusterProfile(KubeModel):  # v1beta2 only
+    access_providers: list[ClusterProfileAccessProvider] | None = None
+    credentials_providers: list[ClusterProfileAccessProvider] | None = None
+
+
+class IncrementalDispatcherConfig(KubeModel):  # v1beta2 only
+    step_size: Int32 | None = None
+
+
+class MultiKueueExternalFramework(KubeModel):
+    name: str | None = None
+
+
+class MultiKueue(KubeModel):
+    gc_interval: Duration | None = None
+    origin: str | None = None
+    worker_lost_timeout: Duration | None = None
+    dispatcher_name: str | None = None
+    external_frameworks: list[MultiKueueExternalFramework] | None = None
+    cluster_profile: ClusterProfile | None = None  # v1beta2 only
+    incremental_dispatcher_config: IncrementalDispatcherConfig | None = None  # v1beta2 only
+
+
+class VisibilityServerConfiguration(KubeModel):  # v1beta2 only
+    bind_address: str | None = None
+    bind_port: Int32 | None = None
+
+
+class ClusterQueueVisibility(KubeModel):  # v1beta1 only
+    max_count: Int32 | None = None
+
+
+class QueueVisibility(KubeModel):  # v1beta1 only
+    cluster_queues: ClusterQueueVisibility | None = None
+    update_interval_seconds: Int32 | None = None
+
+
+class PodIntegrationOptions(KubeModel):  # v1beta1 only (integrations.podOptions)
+    namespace_selector: LabelSelector | None = None
+    pod_selector: LabelSelector | None = None
+
+
+# Fields one version declares and the other does not; ``*`` is every item of a list. v1beta1's
+# ``Configuration`` has no ``visibilityServer``, its ``MultiKueue`` no ``clusterProfile`` nor
+# ``incrementalDispatcherConfig``, its ``DeviceClassMapping`` no ``sources``; v1beta2 dropped
+# ``waitForPodsReady.enable``, ``fairSharing.enable``, ``integrations.podOptions`` and
+# ``queueVisibility`` (configuration_types.go of each version).
+V1BETA1_ONLY: tuple[tuple[str, ...], ...] = (
+    ("waitForPodsReady", "enable"),
+    ("fairSharing", "enable"),
+    ("integrations", "podOptions"),
+    ("queueVisibility",),
+)
+V1BETA2_ONLY: tuple[tuple[str, ...], ...] = (
+    ("visibilityServer",),
+    ("multiKueue", "clusterProfile"),
+    ("multiKueue", "incrementalDispatcherConfig"),
+    ("resources", "deviceClassMappings", "*", "sources"),
+)
