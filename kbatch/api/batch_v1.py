@@ -12,12 +12,13 @@ manifest has none (the API server stores ``status: {}`` for such objects, see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
 
 from kbatch.api.base import ApiInfo, KubeModel, Time
 from kbatch.api.core_v1 import ObjectReference, PodTemplateSpec
+from kbatch.api.gotypes import Bool, Int32, Int64  # Go's int32/int64/bool, decoded strictly
 from kbatch.api.meta import LabelSelector, ObjectMeta, Resource
 from kbatch.api.scheduling_v1beta1 import (
     DisruptionMode,
@@ -48,10 +49,6 @@ __all__ = [
     "UncountedTerminatedPods",
 ]
 
-# Go's int32/int64: out-of-range numbers fail decoding, as they do upstream.
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)]
-Bool = Annotated[bool, Field(strict=True)]
 
 
 class PodFailurePolicyOnExitCodesRequirement(KubeModel):

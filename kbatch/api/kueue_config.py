@@ -3,7 +3,10 @@
 Upstream: kubernetes-sigs/kueue ``apis/config/v1beta2/{configuration_types,defaults}.go``,
 ``apis/config/v1beta1/{defaults,configuration_conversion}.go`` and ``pkg/config/validation.go`` at
 v0.19.2. Decoding is strict (unknown fields are errors, as Kueue's ``EnableStrict`` codec, and
-v1beta1's fields are unknown to a v1beta2 file); a v1beta1 file is defaulted as v1beta1 and
+v1beta1's fields are unknown to a v1beta2 file) and every field has its Go type
+(:mod:`kbatch.api.gotypes`: ``"true"`` is no ``bool``, ``"5"`` or ``3.5`` no ``int32``, a string
+no ``float64``), a value of another JSON type refused before validation, as Go's decoder refuses it
+(``UnmarshalTypeError``); a v1beta1 file is defaulted as v1beta1 and
 converted (``waitForPodsReady.enable`` / ``fairSharing.enable`` false → the feature off); a
 v1beta2 file gets v1beta2's defaults, under which waitForPodsReady is on (30m timeout and recovery
 timeout) unless the ``DisableWaitForPodsReady`` gate is on; a v1beta1
@@ -27,6 +30,7 @@ from pydantic import ValidationError
 from kbatch.api.base import KubeModel, wire_validate
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import FieldError, Invalid
+from kbatch.api.gotypes import Bool, Float64, Int32
 from kbatch.api.kueue_config_checks import (
     external_framework_errors,
     internal_cert_errors,
@@ -35,7 +39,7 @@ from kbatch.api.kueue_config_checks import (
     visibility_server_errors,
 )
 from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingModel, device_class_mappings
-from kbatch.api.kueue_config_metrics import ControllerMetrics, custom_label_errors, v1beta1_unknown
+from kbatch.api.kueue_config_metrics import ControllerMetrics, custom_label_errors
 from kbatch.api.kueue_config_process import (
     V1BETA1_ONLY,
     V1BETA2_ONLY,
@@ -105,15 +109,15 @@ VALID_STRATEGY_SETS = (
 
 class RequeuingStrategy(KubeModel):
     timestamp: str | None = None
-    backoff_limit_count: int | None = None
-    backoff_base_seconds: int | None = None
-    backoff_max_seconds: int | None = None
+    backoff_limit_count: Int32 | None = None
+    backoff_base_seconds: Int32 | None = None
+    backoff_max_seconds: Int32 | None = None
 
 
 class WaitForPodsReady(KubeModel):
-    enable: bool | None = None  # v1beta1 only
+    enable: Bool | None = None  # v1beta1 only
     timeout: str | None = None
-    block_admission: bool | None = None
+    block_admission: Bool | None = None
     requeuing_strategy: RequeuingStrategy | None = None
     recovery_timeout: str | None = None
 
@@ -126,14 +130,14 @@ class Integrations(KubeModel):
 
 
 class FairSharing(KubeModel):
-    enable: bool | None = None  # v1beta1 only
+    enable: Bool | None = None  # v1beta1 only
     preemption_strategies: list[str] | None = None
 
 
 class AdmissionFairSharing(KubeModel):
     usage_half_life_time: str | None = None
     usage_sampling_interval: str | None = None
-    resource_weights: dict[str, float] | None = None
+    resource_weights: dict[str, Float64] | None = None
 
 
 class ResourceTransformation(KubeModel):
@@ -163,14 +167,14 @@ class Configuration(KubeModel):
     api_version: str | None = None
     kind: str | None = None
     namespace: str | None = None
-    manage_jobs_without_queue_name: bool | None = None
+    manage_jobs_without_queue_name: Bool | None = None
     managed_jobs_namespace_selector: LabelSelector | None = None
     wait_for_pods_ready: WaitForPodsReady | None = None
     integrations: Integrations | None = None
     fair_sharing: FairSharing | None = None
     admission_fair_sharing: AdmissionFairSharing | None = None
     resources: Resources | None = None
-    feature_gates: dict[str, bool] | None = None
+    feature_gates: dict[str, Bool] | None = None
     object_retention_policies: ObjectRetentionPolicies | None = None
     metrics: ControllerMetrics | None = None  # acted on (kueue_config_metrics)
     # the manager process's settings: decoded strictly, not acted on (kueue_config_process)
@@ -303,7 +307,7 @@ def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value of the wrong type
     fails first; otherwise every unknown field is reported at once, sorted, as
     ``runtime.NewStrictDecodingError`` prints them."""
-    unknown = v1beta1_unknown(data) if v1beta1 else []
+    unknown: list[str] = []
     for path in V1BETA2_ONLY if v1beta1 else V1BETA1_ONLY:
         data = _split_off(data, path, "", unknown)
     try:

@@ -13,8 +13,10 @@ and rendered values are upstream's (an entry, or the list, rendered as Go marsha
 The section is decoded strictly, as the rest of the Configuration (``serializer.EnableStrict`` in
 ``pkg/config/config.go`` ``fromFile``): :class:`ControllerMetrics` is ``ControllerMetrics`` of
 ``configuration_types.go``, so a misspelt field anywhere in it (``metrics.customLabels[0].sourceKnd``)
-is an ``unknown field``; a v1beta1 file's entries have no ``sourceKind`` nor ``trackedValues``
-(``apis/config/v1beta1``), so there those two are unknown fields too (:func:`v1beta1_unknown`).
+is an ``unknown field``, and a value of another Go type than its field's (``enable: "true"``) is
+refused before validation (:mod:`kbatch.api.gotypes`). A v1beta1 file's entries have no
+``sourceKind`` nor ``trackedValues`` (``apis/config/v1beta1``), so there those two are unknown fields,
+their values not looked into (``V1BETA2_ONLY`` in :mod:`kbatch.api.kueue_config_process`).
 """
 
 from __future__ import annotations
@@ -27,12 +29,12 @@ from typing import Any
 
 from kbatch.api.base import KubeModel
 from kbatch.api.errors import FieldError, Marshalled
+from kbatch.api.gotypes import Bool
 from kbatch.api.meta import LabelSelector
 from kbatch.api.validation import is_qualified_name
 
 __all__ = ["CLUSTER_QUEUE", "COHORT", "LOCAL_QUEUE", "SOURCE_KINDS", "UNTRACKED", "WORKLOAD",
-           "ControllerMetrics", "CustomLabel", "custom_label_errors", "parse_entries", "v1beta1_unknown",
-           "workload_sources"]
+           "ControllerMetrics", "CustomLabel", "custom_label_errors", "parse_entries", "workload_sources"]
 
 CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD = "ClusterQueue", "Cohort", "LocalQueue", "Workload"
 SOURCE_KINDS = (CLUSTER_QUEUE, COHORT, LOCAL_QUEUE, WORKLOAD)  # configapi.SourceKind, in name order
@@ -56,7 +58,7 @@ class ControllerMetricsCustomLabel(KubeModel):
 
 
 class LocalQueueMetrics(KubeModel):
-    enable: bool | None = None
+    enable: Bool | None = None
     local_queue_selector: LabelSelector | None = None
 
 
@@ -64,20 +66,9 @@ class ControllerMetrics(KubeModel):
     """``ControllerMetrics``: the Configuration's ``metrics`` section on the wire."""
 
     bind_address: str | None = None
-    enable_cluster_queue_resources: bool | None = None
+    enable_cluster_queue_resources: Bool | None = None
     custom_labels: list[ControllerMetricsCustomLabel] | None = None
     local_queue_metrics: LocalQueueMetrics | None = None
-
-
-_V1BETA2_ONLY = ("sourceKind", "trackedValues")
-
-
-def v1beta1_unknown(data: Mapping[str, Any]) -> list[str]:
-    """The fields of a v1beta1 Configuration's ``metrics.customLabels`` entries that only v1beta2
-    has: unknown to v1beta1's strict decoder."""
-    metrics = data.get("metrics")
-    raw = metrics.get("customLabels") if isinstance(metrics, Mapping) else None
-    return [f"{PATH}[{i}].{key}" for i, e in enumerate(_entries(raw)) for key in _V1BETA2_ONLY if key in e]
 
 
 @dataclass(frozen=True, slots=True)

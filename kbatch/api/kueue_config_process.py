@@ -16,7 +16,8 @@ kbatch runs none of this (no webhook server, leader election, TLS, client connec
 visibility server); it decodes these sections only so a file Kueue's manager refuses
 (``pkg/config/config.go`` ``fromFile``: ``serializer.EnableStrict``) is refused here too, with the
 same ``unknown field "<path>"``, and a value of a Go type the field does not have is refused before
-validation. The Go types are kept: ``int32`` fields are range-checked integers, ``int`` / ``int64``
+validation. The Go types are kept (:mod:`kbatch.api.gotypes`, as for the sections kbatch acts
+on): ``int32`` fields are range-checked integers, ``int`` / ``int64``
 (``webhook.port``, ``controller.groupKindConcurrency``, and ``controller.cacheSyncTimeout``, a
 ``time.Duration``: nanoseconds, a number) are integers, ``float32`` numbers, ``bool`` booleans,
 ``metav1.Duration`` strings: ``leaderElection``'s parsed as the decoder parses them,
@@ -28,11 +29,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator
 
 from kbatch.api.base import KubeModel
-from kbatch.api.batch_v1 import Bool, Int32, Int64
 from kbatch.api.cron import go_duration_seconds
+from kbatch.api.gotypes import Bool, Float32, Int32, Int64
 from kbatch.api.meta import LabelSelector
 
 __all__ = [
@@ -51,7 +52,6 @@ __all__ = [
     "VisibilityServerConfiguration",
 ]
 
-Float32 = Annotated[float, Field(strict=True, ge=-3.4028234663852886e38, le=3.4028234663852886e38)]
 Duration = str  # metav1.Duration: a JSON string ("1m30s"), its text checked by kueue_config_checks
 
 
@@ -179,7 +179,9 @@ class PodIntegrationOptions(KubeModel):  # v1beta1 only (integrations.podOptions
 
 # Fields one version declares and the other does not; ``*`` is every item of a list. v1beta1's
 # ``Configuration`` has no ``visibilityServer``, its ``MultiKueue`` no ``clusterProfile`` nor
-# ``incrementalDispatcherConfig``, its ``DeviceClassMapping`` no ``sources``; v1beta2 dropped
+# ``incrementalDispatcherConfig``, its ``Resources`` no ``quotaCheckStrategy``, its
+# ``DeviceClassMapping`` no ``sources``, its ``ControllerMetricsCustomLabel`` no ``sourceKind`` nor
+# ``trackedValues``; v1beta2 dropped
 # ``waitForPodsReady.enable``, ``fairSharing.enable``, ``integrations.podOptions`` and
 # ``queueVisibility`` (configuration_types.go of each version).
 V1BETA1_ONLY: tuple[tuple[str, ...], ...] = (
@@ -192,5 +194,8 @@ V1BETA2_ONLY: tuple[tuple[str, ...], ...] = (
     ("visibilityServer",),
     ("multiKueue", "clusterProfile"),
     ("multiKueue", "incrementalDispatcherConfig"),
+    ("resources", "quotaCheckStrategy"),
     ("resources", "deviceClassMappings", "*", "sources"),
+    ("metrics", "customLabels", "*", "sourceKind"),
+    ("metrics", "customLabels", "*", "trackedValues"),
 )
