@@ -1,4 +1,4 @@
-"""``--kueue-config`` with a misspelt field in a section kbatch does not act on, as separate processes.
+"""``--kueue-config`` with a misspelt field or a value of another Go type, as separate processes.
 
 Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/config/config.go`` ``fromFile`` (``serializer.EnableStrict``:
 a field ``ControllerWebhook`` or ``MultiKueue``'s ``ExecConfig`` does not declare is ``strict decoding
@@ -38,5 +38,28 @@ def test_a_misspelt_field_in_a_manager_section_fails_the_command_cleanly(tmp_pat
             'unknown field "webhook.portt"') in res.stderr, res.stderr
     assert "kueue configuration: the shipped default" in kbatch_ok(state, "controllers")
     config.write_text(FILE.format(port="port", mode="interactiveMode"))
+    kbatch_ok(state, "--kueue-config", str(config), "nodes", "add")
+    assert "as recorded in" in kbatch_ok(state, "controllers")
+
+
+TYPED = """apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  blockAdmission: {block}
+  requeuingStrategy:
+    backoffLimitCount: 3
+"""
+
+
+def test_a_value_of_another_go_type_fails_the_command_cleanly(tmp_path: Path) -> None:
+    """``blockAdmission: "true"`` is a string, no ``*bool``: Go's decoder refuses the file (``fromFile``)."""
+    state, config = tmp_path / "state", tmp_path / "kueue.yaml"
+    config.write_text(TYPED.format(block='"true"'))
+    res = kbatch_process(state, "--kueue-config", str(config), "nodes", "add")
+    assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.startswith("error: --kueue-config"), res.stderr
+    assert "waitForPodsReady.blockAdmission: Input should be a valid boolean" in res.stderr, res.stderr
+    assert "kueue configuration: the shipped default" in kbatch_ok(state, "controllers")
+    config.write_text(TYPED.format(block="true"))
     kbatch_ok(state, "--kueue-config", str(config), "nodes", "add")
     assert "as recorded in" in kbatch_ok(state, "controllers")
