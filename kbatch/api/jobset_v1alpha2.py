@@ -17,7 +17,7 @@ Well-known names (labels, reasons, enums): :mod:`kbatch.api.jobset_constants`.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
@@ -25,6 +25,7 @@ from kbatch.api.base import ApiInfo, KubeModel
 from kbatch.api.batch_v1 import JobTemplateSpec
 from kbatch.api.core_v1.claim import PersistentVolumeClaimSpec, PersistentVolumeClaimStatus
 from kbatch.api.crd_absent import reject_absent
+from kbatch.api.gotypes import Bool, Int32, Int64  # Go's scalar types, decoded strictly
 from kbatch.api.meta import Condition, ObjectMeta, Resource
 
 __all__ = [
@@ -44,11 +45,6 @@ __all__ = [
     "VolumeClaimPolicy",
     "VolumeRetentionPolicy",
 ]
-
-# Go's int32 and int (64-bit) decode strictly: out-of-range numbers fail decoding, as upstream.
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)]
-Bool = Annotated[bool, Field(strict=True)]
 
 
 class DependsOn(KubeModel):

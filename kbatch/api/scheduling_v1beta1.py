@@ -30,12 +30,13 @@ while the ``GenericWorkload`` feature gate is on (beta, off by default in 1.37),
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from kbatch.api.base import ApiInfo, KubeModel
 from kbatch.api.core_v1.common import TypedLocalObjectReference
+from kbatch.api.gotypes import Int32  # Go's scalar types, decoded strictly
 from kbatch.api.meta import Condition, Resource
 
 __all__ = [
@@ -98,9 +99,6 @@ MANAGED_BY_ANNOTATION = "batch.kubernetes.io/workload-managed-by"  # batch.JobWo
 """Marks Workloads/PodGroups the Job controller created (upstream's key for
 ``batch.JobWorkloadManagedByAnnotation`` was not found in the sources consulted; this is kbatch's
 spelling, documented in docs/gang.md)."""
-
-# Go's int32: out-of-range numbers fail decoding, as they do upstream (as kbatch.api.batch_v1)
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
 
 
 class BasicSchedulingPolicy(KubeModel):

@@ -9,11 +9,8 @@ the CRD's messages (:mod:`kbatch.api.strategies.kueue`).
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field
-
 from kbatch.api.base import KubeModel
+from kbatch.api.gotypes import Bool, Int32, Int64  # Go's scalar types, decoded strictly
 from kbatch.api.quantity import Quantity
 
 __all__ = [
@@ -34,11 +31,6 @@ __all__ = [
 
 GROUP = "kueue.x-k8s.io"
 VERSION = "v1beta2"
-
-# Go's int32/int64/bool: out-of-range numbers and wrong JSON types fail decoding, as upstream.
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)]
-Bool = Annotated[bool, Field(strict=True)]
 
 
 class ResourceQuota(KubeModel):
