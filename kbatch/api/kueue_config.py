@@ -141,7 +141,7 @@ class AdmissionFairSharing(KubeModel):
 
 
 class ResourceTransformation(KubeModel):
-    input: str
+    input: str = ""  # corev1.ResourceName: absent decodes as "", which validation does not refuse
     strategy: str | None = None
     multiply_by: str | None = None
     outputs: dict[str, Quantity] | None = None

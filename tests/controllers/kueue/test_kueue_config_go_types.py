@@ -175,6 +175,15 @@ def test_values_of_the_go_type_load(sections: dict[str, Any]) -> None:
     assert _message(_with(**sections)) == ""
 
 
+def test_a_transformation_without_input_decodes() -> None:
+    """``input`` is a plain ``corev1.ResourceName``: absent, Go's decoder leaves it ``""``, and
+    ``validateResourceTransformations`` checks only the strategy and duplicate inputs."""
+    assert _message(_with(resources={"transformations": [{"strategy": "Retain"}]})) == ""
+    assert _message(_with(resources={"transformations": [{}, {}]})) == (
+        'Configuration.config.kueue.x-k8s.io "" is invalid: '
+        'resources.transformations[1].input: Duplicate value: ""')
+
+
 def test_v1beta2_custom_label_fields_in_a_v1beta1_file_are_not_looked_into() -> None:
     """v1beta1's ``ControllerMetricsCustomLabel`` has no ``sourceKind`` nor ``trackedValues``: unknown,
     their values skipped by the decoder, so a wrong type inside them is not what is reported."""
