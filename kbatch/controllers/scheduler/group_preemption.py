@@ -50,6 +50,7 @@ from kbatch.controllers.scheduler.placement import (
     run_placement_feasible,
 )
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.controllers.scheduler.victim_order import COMPOSITE, POD, POD_GROUP, importance_key, pdb_split
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
@@ -63,18 +64,23 @@ Placing = Callable[[], "dict[str, str] | None"]  # place the preemptor on the sn
 @dataclass(frozen=True, slots=True)
 class Unit:
     """A set of victims that go together: one pod, or the placed pods under a ``disruptionMode: all``
-    PodGroup or CompositePodGroup (``group`` is then its key, ``composite`` whether it is a composite)."""
+    PodGroup or CompositePodGroup (``group`` is then its key, ``composite`` whether it is a composite;
+    ``in_group``: a lone pod naming a PodGroup)."""
 
     pods: tuple[tuple[PodInfo, str], ...]  # (pod, node)
     priority: int
     group: str = ""
     composite: bool = False
+    in_group: bool = False
 
-    def sort_key(self) -> tuple[int, int, str]:
-        """Most important first: priority, then composites, PodGroups, pods (the importance order of
-        kubernetes/website ``workload-aware-preemption.md``), then the key."""
-        rank = 0 if self.composite else 1 if self.group else 2
-        return (-self.priority, rank, self.group or self.pods[0][0].key)
+    @property
+    def rank(self) -> int:
+        """Upstream ``victimRank`` of the unit's key type (a lone pod of a PodGroup has the PodGroup's)."""
+        return COMPOSITE if self.composite else POD_GROUP if self.group or self.in_group else POD
+
+    @property
+    def members(self) -> tuple[PodInfo, ...]:
+        return tuple(pod for pod, _ in self.pods)
 
 
 def _whole(cycle: GroupCycle, group_key: str) -> tuple[str, bool] | None:
@@ -100,7 +106,7 @@ def _whole(cycle: GroupCycle, group_key: str) -> tuple[str, bool] | None:
 
 
 def units(cycle: GroupCycle, priority: int) -> list[Unit]:
-    """Step 1: the candidate victims below ``priority``, most important first."""
+    """Step 1: the candidate victims below ``priority``, most important first (:mod:`.victim_order`)."""
     snapshot, index = cycle.scheduler.snapshot, cycle.index
     singles: list[Unit] = []
     groups: dict[tuple[str, bool], list[tuple[PodInfo, str]]] = {}
@@ -116,10 +122,11 @@ def units(cycle: GroupCycle, priority: int) -> list[Unit]:
             if whole is not None:
                 groups.setdefault(whole, []).append((pod, node.name))
             else:
-                singles.append(Unit(((pod, node.name),), pod.priority))
-    whole_units = [Unit(tuple(members), min(p.priority for p, _ in members), key, composite)
+                singles.append(Unit(((pod, node.name),), pod.priority, in_group=bool(group)))
+    whole_units = [Unit(tuple(sorted(members, key=lambda m: m[0].key)), min(p.priority for p, _ in members),
+                        key, composite)
                    for (key, composite), members in sorted(groups.items())]
-    return sorted([*whole_units, *singles], key=Unit.sort_key)
+    return sorted([*whole_units, *singles], key=importance_key)
 
 
 def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str, str] | None:
@@ -139,16 +146,27 @@ def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str
 
 def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing
                    ) -> tuple[list[Unit], dict[str, str]] | None:
-    """Steps 2-3: the victims and where the preemptor's pods go once they are gone, or None when
-    removing every candidate does not let it place."""
+    """Steps 2-3: the victims (most important first) and where the preemptor's pods go once they are
+    gone, or None when removing every candidate does not let it place. The reprieve tries the units a
+    PodDisruptionBudget protects first, then the others, each most important first (upstream
+    ``selectVictimsOnDomain``)."""
     if not candidates or _without(cycle, candidates, place) is None:
         return None
+    violating, fine = pdb_split(candidates, _budgets(cycle))
     victims = list(candidates)
-    for unit in candidates:  # most important first
+    for unit in [*violating, *fine]:
         trial = [u for u in victims if u is not unit]
         if _without(cycle, trial, place) is not None:
             victims = trial
     return victims, _without(cycle, victims, place) or {}
+
+
+def _budgets(cycle: GroupCycle) -> list[Any]:
+    """The PodDisruptionBudgets in the informer cache, by namespace and name."""
+    from kbatch.api.policy_v1 import PodDisruptionBudget
+
+    budgets = cycle.scheduler.ctx.cache.list(PodDisruptionBudget)
+    return sorted(budgets, key=lambda b: (b.metadata.namespace or "", b.metadata.name or ""))
 
 
 def _place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
