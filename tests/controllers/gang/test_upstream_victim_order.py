@@ -41,7 +41,8 @@ class V:
     def members(self) -> tuple[PodInfo, ...]:
         if self.pods:
             return self.pods
-        return tuple(PodInfo("default", f"p{i}", uid=self.uid, start_time=self.start) for i in range(self.size))
+        return tuple(PodInfo("default", f"p{i}", uid=self.uid, start_time=self.start)
+                     for i in range(self.size))
 
 
 def more_important(a: V, b: V) -> bool:
@@ -107,6 +108,7 @@ def victim(*pods: tuple[str, str, dict[str, str]]) -> V:
 
 
 FOO = {"app": "foo"}
+SEL = {"matchLabels": FOO}
 NO_MATCH = victim(("", "p1", FOO))  # upstream's pod has no namespace
 MATCH = victim(("default", "p1", FOO))
 MATCH2 = victim(("default", "p2", FOO))
@@ -117,23 +119,24 @@ MULTI = victim(("default", "p1", {"app": "foo", "tier": "backend"}))
 BUDGETS = [  # TestFilterVictimsWithPDBViolation: (name, victims, pdbs, violating, non-violating)
     ("no victims, no PDBs", [], [], [], []),
     ("victim with no matching PDBs", [NO_MATCH], [pdb({"matchLabels": {"app": "bar"}})], [], [NO_MATCH]),
-    ("victim matching PDB, adequate DisruptionsAllowed", [MATCH], [pdb({"matchLabels": FOO}, 1)], [], [MATCH]),
-    ("victim matching PDB, no DisruptionsAllowed", [MATCH], [pdb({"matchLabels": FOO}, 0)], [MATCH], []),
-    ("podgroup victim with multiple pods, all violating", [GROUP], [pdb({"matchLabels": FOO}, 0)], [GROUP], []),
-    ("podgroup victim with multiple pods, none violating", [GROUP], [pdb({"matchLabels": FOO}, 2)], [], [GROUP]),
-    ("multiple victims matching the same PDB", [MATCH, MATCH2], [pdb({"matchLabels": FOO}, 1)], [MATCH2],
+    ("victim matching PDB, adequate DisruptionsAllowed", [MATCH], [pdb(SEL, 1)], [], [MATCH]),
+    ("victim matching PDB, no DisruptionsAllowed", [MATCH], [pdb(SEL, 0)], [MATCH], []),
+    ("podgroup victim with multiple pods, all violating", [GROUP], [pdb(SEL, 0)], [GROUP], []),
+    ("podgroup victim with multiple pods, none violating", [GROUP], [pdb(SEL, 2)], [], [GROUP]),
+    ("multiple victims matching the same PDB", [MATCH, MATCH2], [pdb(SEL, 1)], [MATCH2],
      [MATCH]),
-    ("pod in DisruptedPods is ignored", [MATCH], [pdb({"matchLabels": FOO}, 0, ("p1",))], [], [MATCH]),
+    ("pod in DisruptedPods is ignored", [MATCH], [pdb(SEL, 0, ("p1",))], [], [MATCH]),
     ("PDB with empty selector", [MATCH], [pdb({}, 0)], [MATCH], []),
     ("PDB with nil selector", [MATCH], [pdb(None, 0)], [], [MATCH]),
     ("unlabeled victim matching PDB", [NO_LABELS],
      [pdb({"matchExpressions": [{"key": "app", "operator": "DoesNotExist"}]}, 0)], [NO_LABELS], []),
-    ("Multiple PDBs", [MULTI], [pdb({"matchLabels": FOO}, 1), pdb({"matchLabels": {"tier": "backend"}}, 0)],
+    ("Multiple PDBs", [MULTI], [pdb(SEL, 1), pdb({"matchLabels": {"tier": "backend"}}, 0)],
      [MULTI], []),
 ]
 
 
-@pytest.mark.parametrize(("name", "victims", "pdbs", "violating", "fine"), BUDGETS, ids=[r[0] for r in BUDGETS])
+@pytest.mark.parametrize(("name", "victims", "pdbs", "violating", "fine"), BUDGETS,
+                         ids=[r[0] for r in BUDGETS])
 def test_filter_victims_with_pdb_violation(name: str, victims: list[V], pdbs: list[PodDisruptionBudget],
                                            violating: list[V], fine: list[V]) -> None:
     got_violating, got_fine = pdb_split(victims, pdbs)
@@ -167,7 +170,7 @@ def test_budget_split_partitions_in_order_and_spends_the_budget(shapes: list[tup
     exactly those whose pods would take the running count below zero."""
     units = [V(pods=tuple(PodInfo("default", f"u{i}-{k}", labels={"app": app}) for k in range(n)))
              for i, (app, n) in enumerate(shapes)]
-    violating, fine = pdb_split(units, [pdb({"matchLabels": FOO}, allowed)])
+    violating, fine = pdb_split(units, [pdb(SEL, allowed)])
     assert sorted(map(id, violating + fine)) == sorted(map(id, units))
     assert [u for u in units if any(u is v for v in violating)] == violating
     spent, want = 0, []
@@ -176,3 +179,67 @@ def test_budget_split_partitions_in_order_and_spends_the_budget(shapes: list[tup
         if app == "foo" and spent > allowed:
             want.append(unit)
     assert [id(u) for u in violating] == [id(u) for u in want]
+
+
+class _Snapshot:
+    """The part of the scheduler snapshot the reprieve touches: which pods are off their nodes."""
+
+    def __init__(self) -> None:
+        self.removed: set[str] = set()
+
+    def remove_pod(self, key: str) -> None:
+        self.removed.add(key)
+
+    def add_pod(self, pod: PodInfo, node: str) -> None:
+        self.removed.discard(pod.key)
+
+
+def _fake_cycle(pdbs: list[PodDisruptionBudget]) -> Any:
+    from types import SimpleNamespace
+
+    cache = SimpleNamespace(list=lambda kind: list(pdbs))
+    return SimpleNamespace(scheduler=SimpleNamespace(snapshot=_Snapshot(), ctx=SimpleNamespace(cache=cache)))
+
+
+unit_shapes = st.lists(st.tuples(st.integers(0, 2), st.integers(1, 3), st.booleans(), st.booleans()),
+                       min_size=1, max_size=7)
+
+
+@given(unit_shapes, st.integers(1, 8), st.integers(0, 2))
+def test_the_reprieve_keeps_a_minimal_victim_set_in_its_order(shapes: list[tuple[int, int, bool, bool]],
+                                                              need: int, allowed: int) -> None:
+    """The preemptor needs ``need`` pods' room; each unit's pods free one each. The victims are
+    minimal (giving any one back breaks the placing), and no victim could have been swapped for a
+    unit given back after it in the reprieve order (budget-protected units first, each most
+    important first): evicting that one instead would not have been enough."""
+    from kbatch.controllers.scheduler.group_preemption import Unit, choose_victims
+
+    units = [Unit(tuple((PodInfo("default", f"u{i}-{k}", uid=f"{i:02d}", labels={"app": "foo" if protected
+                                                                                   else "bar"}), "n")
+                        for k in range(n)), priority, f"default/g{i}" if grouped else "")
+             for i, (priority, n, grouped, protected) in enumerate(shapes)]
+    units.sort(key=importance_key)
+    pdbs = [pdb(SEL, allowed)]
+    cycle = _fake_cycle(pdbs)
+
+    def fits(victims: list[Unit]) -> bool:
+        return sum(len(u.pods) for u in victims) >= need
+
+    chosen = choose_victims(cycle, units, lambda: {"x": "n"} if len(cycle.scheduler.snapshot.removed) >= need
+                            else None)
+    assert cycle.scheduler.snapshot.removed == set()  # the snapshot is left as it was
+    if not fits(units):
+        assert chosen is None
+        return
+    assert chosen is not None
+    victims = chosen[0]
+    assert fits(victims)
+    assert victims == [u for u in units if u in victims]  # most important first
+    for v in victims:
+        assert not fits([u for u in victims if u is not v])
+    violating, fine = pdb_split(units, pdbs)
+    order = [*violating, *fine]
+    for v in victims:
+        for r in order[order.index(v) + 1:]:
+            if r not in victims:
+                assert not fits([*(u for u in victims if u is not v), r])
