@@ -32,7 +32,8 @@ def preempt(cp: ControlPlane) -> list[str]:
     cp.apply(native_group("high", 1, priority_class="high"))
     cp.apply(gpu_pod("h", group="high", priority_class="high"))
     pods = cp.client.list(Pod, "default").items
-    return sorted(p.metadata.name or "" for p in pods if p.metadata.name != "h" and p.metadata.deletion_timestamp)
+    return sorted(p.metadata.name or "" for p in pods
+                  if p.metadata.name != "h" and p.metadata.deletion_timestamp)
 
 
 def test_the_larger_all_mode_group_is_more_important() -> None:
