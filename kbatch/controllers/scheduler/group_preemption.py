@@ -22,7 +22,8 @@ cluster. In numbered steps:
    (it waits for them).
 
 A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit within one of its
-candidate domains (:mod:`.group_placements`), the first, in label-value order, where it does. A
+candidate domains (:mod:`.group_placements`): in step 2 the best-scored domain where it fits, as in
+the workload cycle. A
 PodGroup with ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
 
 A CompositePodGroup tree is a preemptor too (:mod:`.composite_cycle`): steps 1-5 with its root's
@@ -42,7 +43,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
 from kbatch.controllers.scheduler.framework import Code
-from kbatch.controllers.scheduler.group_placements import generate_placements
+from kbatch.controllers.scheduler.group_placements import Placement, best_placement, generate_placements
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
     PlacementFeasiblePlugin,
@@ -169,25 +170,54 @@ def _budgets(cycle: GroupCycle) -> list[Any]:
     return sorted(budgets, key=lambda b: (b.metadata.namespace or "", b.metadata.name or ""))
 
 
-def _place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
-    """A standalone group's placing for step 2, within one domain of its topology constraint if it
-    has one (the first, in label-value order, where it fits)."""
-    s = cycle.scheduler
-    snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
-    key = cycle.topology_key(group.pod_group)
-    if not key:
-        return _simulate_placing(cycle, group, pods)
-    placements = generate_placements(snapshot, key, (
-        (p.key, snapshot.node_of(p.key) or "") for p in cycle.scheduled_members(group.key)))
-    for placement in placements if not isinstance(placements, str) else ():
+class _GroupPlacing:
+    """A standalone group's placing for steps 2-3 (:data:`Placing`). With a topology constraint the
+    first call (every candidate removed) tries every domain and keeps the best one where the group
+    fits, scored as the workload cycle scores them (:func:`.group_placements.best_placement`):
+    upstream's PodGroupPostFilter tests the pod group algorithm itself (``algorithm_podgroup.go``
+    ``podGroupSchedulingPlacementAlgorithm``, ``findBestPodGroupPlacement``) on the snapshot without
+    the victims, once. The reprieve's later calls stay in that domain, as upstream reprieves a victim
+    only where the preemptor's assignments still pass (``podgrouppreemption.go``
+    ``selectVictimsOnDomain``)."""
+
+    def __init__(self, cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> None:
+        self.cycle, self.group, self.pods = cycle, group, pods
+        self.domain: Placement | None = None
+
+    def __call__(self) -> dict[str, str] | None:
+        key = self.cycle.topology_key(self.group.pod_group)
+        if not key:
+            return _simulate_placing(self.cycle, self.group, self.pods)
+        if self.domain is not None:
+            return self._within(self.domain)
+        return self._choose(key)
+
+    def _choose(self, key: str) -> dict[str, str] | None:
+        """The first call's: every domain tried, the best feasible one kept."""
+        snapshot = self.cycle.scheduler.snapshot
+        scheduled = self.cycle.scheduled_members(self.group.key)
+        placements = generate_placements(snapshot, key,
+                                         ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
+        feasible: list[tuple[Placement, dict[str, str]]] = []
+        for placement in placements if not isinstance(placements, str) else ():
+            placed = self._within(placement)
+            if placed is not None:
+                feasible.append((placement, placed))
+        if not feasible:
+            return None
+        by_key = {p.key: p for p in self.pods}
+        best = best_placement(snapshot, len(scheduled),
+                              [(placement, [by_key[k] for k in placed]) for placement, placed in feasible])
+        self.domain = feasible[best][0]
+        return feasible[best][1]
+
+    def _within(self, placement: Placement) -> dict[str, str] | None:
+        algorithm = self.cycle.scheduler.algorithms[self.pods[0].scheduler_name]
         algorithm.placement = placement.nodes
         try:
-            placed = _simulate_placing(cycle, group, pods)
+            return _simulate_placing(self.cycle, self.group, self.pods)
         finally:
             algorithm.placement = None
-        if placed is not None:
-            return placed
-    return None
 
 
 def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
@@ -231,7 +261,7 @@ def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], 
         cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
         return True
     chosen = choose_victims(cycle, units(cycle, group.pod_group.spec.priority or 0),
-                            lambda: _place_group(cycle, group, pods))
+                            _GroupPlacing(cycle, group, pods))
     if chosen is None:
         cycle.preempting.pop(group.key, None)
         return False

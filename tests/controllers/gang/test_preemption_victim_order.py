@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gang.builders import NATIVE, bound, gpu_cluster, gpu_pod, native_group, pod, priority_class
+from gang.builders import NATIVE, bound, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
 from kbatch.api.core_v1 import Pod
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.runtime.controlplane import ControlPlane
+from kbatch.sim import NodeTemplate, create_nodes
 
 
 def cluster(nodes: int) -> ControlPlane:
@@ -95,3 +96,40 @@ def test_a_budget_with_room_changes_nothing() -> None:
     cp = two_pods_and_a_budget(minAvailable=0)
     assert allowed(cp) == 1
     assert preempt(cp) == ["z-new"]
+
+
+TAS = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+RACK = "topology.kubernetes.io/rack"
+
+
+def in_rack(doc: dict[str, Any], rack: str) -> dict[str, Any]:
+    doc["spec"]["nodeSelector"] = {RACK: rack}
+    return doc
+
+
+def test_a_constrained_group_preempts_in_the_best_scored_rack() -> None:
+    """Racks ``a`` and ``b`` of one 8-GPU node each, a low pod on each (``first`` on ``b``, the older
+    and so the more important; ``second`` on ``a``) and a high-priority 6-CPU pod on ``b``. With both
+    low pods gone the group fits in either rack; ``PlacementBinPacking`` prefers the fuller ``b``, and
+    the reprieve stays there: ``first`` goes although it is the more important one. Re-placing the
+    group in whichever rack fits at each reprieve trial (kbatch before) gave ``first`` back and
+    evicted ``second``."""
+    cp = gpu_cluster(0, gates=TAS)
+    for rack in ("a", "b"):
+        create_nodes(cp, 1, NodeTemplate(gpus=8, labels={RACK: rack}), prefix=f"{rack}-")
+    cp.apply([priority_class("high", 1000), priority_class("low", 10)])
+    busy = gpu_pod("b-busy", gpus=0, priority_class="high", command="sleep 600")
+    busy["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "6"}}
+    cp.apply([in_rack(low_pod("first"), "b"), in_rack(busy, "b")])
+    cp.advance(10)
+    cp.apply(in_rack(low_pod("second"), "a"))
+    cp.advance(10)
+    assert bound(cp, ["b-busy", "first", "second"]) == ["b-busy", "first", "second"]
+    group = native_group("high", 1, priority_class="high")
+    group["spec"]["schedulingConstraints"] = {"topology": [{"key": RACK}]}
+    cp.apply(group)
+    cp.apply(gpu_pod("h", group="high", priority_class="high"))
+    pods = cp.client.list(Pod, "default").items
+    assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["first"]
+    cp.advance(10)
+    assert node_of(cp, "h") == "b-0"
