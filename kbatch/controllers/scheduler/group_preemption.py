@@ -11,9 +11,11 @@ cluster. In numbered steps:
    ``framework/preemption/types.go``); any other pod alone;
 2. with every candidate removed from the snapshot, the group must place (the workload cycle's
    algorithm, PlacementFeasible included, no Reserve, no effects); otherwise preemption cannot help;
-3. the units are given back most important first (higher priority, then composites before
-   PodGroups before pods, then name), each kept back only if the group still places without it
-   (the reprieve);
+3. the units are given back, each kept back only if the group still places without it (the
+   reprieve): first those a PodDisruptionBudget would not let go, then the rest, each most important
+   first (:mod:`.victim_order`: higher priority, then composites before PodGroups before pods, then
+   more pods, then the earlier start, then the UID; upstream ``MoreImportantVictim``,
+   ``FilterVictimsWithPDBViolation``);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
    is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
    pods are nominated to the nodes of the last successful placement and wait in the unschedulable
@@ -23,14 +25,14 @@ cluster. In numbered steps:
 
 A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit within one of its
 candidate domains (:mod:`.group_placements`): in step 2 the best-scored domain where it fits, as in
-the workload cycle. A
-PodGroup with ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
+the workload cycle, and the reprieve stays in that domain (:class:`_GroupPlacing`). A PodGroup with
+``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
 
 A CompositePodGroup tree is a preemptor too (:mod:`.composite_cycle`): steps 1-5 with its root's
 priority and the whole tree placed in step 2 (:func:`choose_victims` with the tree's placing).
 
-Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, a group's size and start time
-in the importance order, the scoring of the domains where the group would fit after preemption.
+Not modelled (docs/gang.md): the reprieve re-places the preemptor at each trial (within its chosen
+domain) where upstream keeps the pods' proposed nodes and re-runs Filter there.
 """
 
 from __future__ import annotations
