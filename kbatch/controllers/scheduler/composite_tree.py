@@ -8,8 +8,9 @@ a gang has and needs no second copy.
 
 * :func:`root_of` walks up from a group to its root composite ("" while a parent is missing; an
   :class:`InvalidTree` for a cycle);
-* :func:`build_tree` collects the root's subtree, children in name order (composites and PodGroups
-  by name), and rejects what kube-scheduler's runtime validation rejects: a cycle, more than 4 levels
+* :func:`build_tree` collects the root's subtree, children oldest first (``creationTimestamp``, then
+  name, a composite before a PodGroup of the same name), and rejects what kube-scheduler's runtime
+  validation rejects: a cycle, more than 4 levels
   (``WorkloadMaxTreeDepth``), groups of more than one Workload;
 * :func:`ready` is GangScheduling's quorum for PreEnqueue (``hierarchyTrackerImpl.isGroupReady``): a
   leaf is ready with ``minCount`` pods known (1 for a basic group), a composite with
@@ -85,7 +86,16 @@ def _children(cache: Any, namespace: str, name: str) -> list[TreeNode]:
            if c.spec.parent_composite_pod_group_name == name]
     out += [TreeNode(f"{namespace}/{p.metadata.name}", p) for p in cache.list(PodGroup, namespace)
             if p.spec.parent_composite_pod_group_name == name]
-    return sorted(out, key=lambda n: (n.name, n.composite))
+    return sorted(out, key=_child_order)
+
+
+def _child_order(node: TreeNode) -> tuple[float, str, int]:
+    """Upstream ``PodGroupInfo.GetChildGroups`` (``pkg/scheduler/framework/types.go``): the earlier
+    ``creationTimestamp`` first, then the name, then the kind (``compositepodgroup`` before
+    ``podgroup``, the entity key types' order)."""
+    created = node.group.metadata.creation_timestamp
+    when = created.timestamp() if created is not None else float("-inf")
+    return (when, node.name, 0 if node.composite else 1)
 
 
 def build_tree(cache: Any, namespace: str, root: str, *, strict: bool = True) -> TreeNode:

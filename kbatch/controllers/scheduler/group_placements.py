@@ -26,9 +26,9 @@ placement wins. In numbered steps (upstream ``podGroupSchedulingPlacementAlgorit
    as for any group (Permit, binding, the condition).
 
 kbatch differences (docs/gang.md): a tie between placements goes to the first in label-value order
-(upstream draws at random); placements are tried in that order (upstream's map order); preemption
-for a constrained group (:mod:`.group_preemption`) takes the first placement, in that order, where the
-group fits once victims are gone, without scoring them.
+(upstream draws at random); placements are tried in that order (upstream's map order). Preemption
+for a constrained group (:mod:`.group_preemption`) scores the placements the same way once every
+candidate victim is gone, and reprieves within the winner.
 """
 
 from __future__ import annotations

@@ -11,9 +11,11 @@ cluster. In numbered steps:
    ``framework/preemption/types.go``); any other pod alone;
 2. with every candidate removed from the snapshot, the group must place (the workload cycle's
    algorithm, PlacementFeasible included, no Reserve, no effects); otherwise preemption cannot help;
-3. the units are given back most important first (higher priority, then composites before
-   PodGroups before pods, then name), each kept back only if the group still places without it
-   (the reprieve);
+3. the units are given back, each kept back only if the group still places without it (the
+   reprieve): first those a PodDisruptionBudget would not let go, then the rest, each most important
+   first (:mod:`.victim_order`: higher priority, then composites before PodGroups before pods, then
+   more pods, then the earlier start, then the UID; upstream ``MoreImportantVictim``,
+   ``FilterVictimsWithPDBViolation``);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
    is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
    pods are nominated to the nodes of the last successful placement and wait in the unschedulable
@@ -22,14 +24,15 @@ cluster. In numbered steps:
    (it waits for them).
 
 A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit within one of its
-candidate domains (:mod:`.group_placements`), the first, in label-value order, where it does. A
-PodGroup with ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
+candidate domains (:mod:`.group_placements`): in step 2 the best-scored domain where it fits, as in
+the workload cycle, and the reprieve stays in that domain (:class:`_GroupPlacing`). A PodGroup with
+``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
 
 A CompositePodGroup tree is a preemptor too (:mod:`.composite_cycle`): steps 1-5 with its root's
 priority and the whole tree placed in step 2 (:func:`choose_victims` with the tree's placing).
 
-Not modelled (docs/gang.md): PodDisruptionBudgets in the reprieve order, a group's size and start time
-in the importance order, the scoring of the domains where the group would fit after preemption.
+Not modelled (docs/gang.md): the reprieve re-places the preemptor at each trial (within its chosen
+domain) where upstream keeps the pods' proposed nodes and re-runs Filter there.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
 from kbatch.controllers.scheduler.framework import Code
-from kbatch.controllers.scheduler.group_placements import generate_placements
+from kbatch.controllers.scheduler.group_placements import Placement, best_placement, generate_placements
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
     PlacementFeasiblePlugin,
@@ -50,6 +53,7 @@ from kbatch.controllers.scheduler.placement import (
     run_placement_feasible,
 )
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.controllers.scheduler.victim_order import COMPOSITE, POD, POD_GROUP, importance_key, pdb_split
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
@@ -63,18 +67,23 @@ Placing = Callable[[], "dict[str, str] | None"]  # place the preemptor on the sn
 @dataclass(frozen=True, slots=True)
 class Unit:
     """A set of victims that go together: one pod, or the placed pods under a ``disruptionMode: all``
-    PodGroup or CompositePodGroup (``group`` is then its key, ``composite`` whether it is a composite)."""
+    PodGroup or CompositePodGroup (``group`` is then its key, ``composite`` whether it is a composite;
+    ``in_group``: a lone pod naming a PodGroup)."""
 
     pods: tuple[tuple[PodInfo, str], ...]  # (pod, node)
     priority: int
     group: str = ""
     composite: bool = False
+    in_group: bool = False
 
-    def sort_key(self) -> tuple[int, int, str]:
-        """Most important first: priority, then composites, PodGroups, pods (the importance order of
-        kubernetes/website ``workload-aware-preemption.md``), then the key."""
-        rank = 0 if self.composite else 1 if self.group else 2
-        return (-self.priority, rank, self.group or self.pods[0][0].key)
+    @property
+    def rank(self) -> int:
+        """Upstream ``victimRank`` of the unit's key type (a lone pod of a PodGroup has the PodGroup's)."""
+        return COMPOSITE if self.composite else POD_GROUP if self.group or self.in_group else POD
+
+    @property
+    def members(self) -> tuple[PodInfo, ...]:
+        return tuple(pod for pod, _ in self.pods)
 
 
 def _whole(cycle: GroupCycle, group_key: str) -> tuple[str, bool] | None:
@@ -100,7 +109,7 @@ def _whole(cycle: GroupCycle, group_key: str) -> tuple[str, bool] | None:
 
 
 def units(cycle: GroupCycle, priority: int) -> list[Unit]:
-    """Step 1: the candidate victims below ``priority``, most important first."""
+    """Step 1: the candidate victims below ``priority``, most important first (:mod:`.victim_order`)."""
     snapshot, index = cycle.scheduler.snapshot, cycle.index
     singles: list[Unit] = []
     groups: dict[tuple[str, bool], list[tuple[PodInfo, str]]] = {}
@@ -116,10 +125,11 @@ def units(cycle: GroupCycle, priority: int) -> list[Unit]:
             if whole is not None:
                 groups.setdefault(whole, []).append((pod, node.name))
             else:
-                singles.append(Unit(((pod, node.name),), pod.priority))
-    whole_units = [Unit(tuple(members), min(p.priority for p, _ in members), key, composite)
+                singles.append(Unit(((pod, node.name),), pod.priority, in_group=bool(group)))
+    whole_units = [Unit(tuple(sorted(members, key=lambda m: m[0].key)), min(p.priority for p, _ in members),
+                        key, composite)
                    for (key, composite), members in sorted(groups.items())]
-    return sorted([*whole_units, *singles], key=Unit.sort_key)
+    return sorted([*whole_units, *singles], key=importance_key)
 
 
 def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str, str] | None:
@@ -139,37 +149,77 @@ def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str
 
 def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing
                    ) -> tuple[list[Unit], dict[str, str]] | None:
-    """Steps 2-3: the victims and where the preemptor's pods go once they are gone, or None when
-    removing every candidate does not let it place."""
+    """Steps 2-3: the victims (most important first) and where the preemptor's pods go once they are
+    gone, or None when removing every candidate does not let it place. The reprieve tries the units a
+    PodDisruptionBudget protects first, then the others, each most important first (upstream
+    ``selectVictimsOnDomain``)."""
     if not candidates or _without(cycle, candidates, place) is None:
         return None
+    violating, fine = pdb_split(candidates, _budgets(cycle))
     victims = list(candidates)
-    for unit in candidates:  # most important first
+    for unit in [*violating, *fine]:
         trial = [u for u in victims if u is not unit]
         if _without(cycle, trial, place) is not None:
             victims = trial
     return victims, _without(cycle, victims, place) or {}
 
 
-def _place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
-    """A standalone group's placing for step 2, within one domain of its topology constraint if it
-    has one (the first, in label-value order, where it fits)."""
-    s = cycle.scheduler
-    snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
-    key = cycle.topology_key(group.pod_group)
-    if not key:
-        return _simulate_placing(cycle, group, pods)
-    placements = generate_placements(snapshot, key, (
-        (p.key, snapshot.node_of(p.key) or "") for p in cycle.scheduled_members(group.key)))
-    for placement in placements if not isinstance(placements, str) else ():
+def _budgets(cycle: GroupCycle) -> list[Any]:
+    """The PodDisruptionBudgets in the informer cache, by namespace and name."""
+    from kbatch.api.policy_v1 import PodDisruptionBudget
+
+    budgets = cycle.scheduler.ctx.cache.list(PodDisruptionBudget)
+    return sorted(budgets, key=lambda b: (b.metadata.namespace or "", b.metadata.name or ""))
+
+
+class _GroupPlacing:
+    """A standalone group's placing for steps 2-3 (:data:`Placing`). With a topology constraint the
+    first call (every candidate removed) tries every domain and keeps the best one where the group
+    fits, scored as the workload cycle scores them (:func:`.group_placements.best_placement`):
+    upstream's PodGroupPostFilter tests the pod group algorithm itself (``algorithm_podgroup.go``
+    ``podGroupSchedulingPlacementAlgorithm``, ``findBestPodGroupPlacement``) on the snapshot without
+    the victims, once. The reprieve's later calls stay in that domain, as upstream reprieves a victim
+    only where the preemptor's assignments still pass (``podgrouppreemption.go``
+    ``selectVictimsOnDomain``)."""
+
+    def __init__(self, cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> None:
+        self.cycle, self.group, self.pods = cycle, group, pods
+        self.domain: Placement | None = None
+
+    def __call__(self) -> dict[str, str] | None:
+        key = self.cycle.topology_key(self.group.pod_group)
+        if not key:
+            return _simulate_placing(self.cycle, self.group, self.pods)
+        if self.domain is not None:
+            return self._within(self.domain)
+        return self._choose(key)
+
+    def _choose(self, key: str) -> dict[str, str] | None:
+        """The first call's: every domain tried, the best feasible one kept."""
+        snapshot = self.cycle.scheduler.snapshot
+        scheduled = self.cycle.scheduled_members(self.group.key)
+        placements = generate_placements(snapshot, key,
+                                         ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
+        feasible: list[tuple[Placement, dict[str, str]]] = []
+        for placement in placements if not isinstance(placements, str) else ():
+            placed = self._within(placement)
+            if placed is not None:
+                feasible.append((placement, placed))
+        if not feasible:
+            return None
+        by_key = {p.key: p for p in self.pods}
+        best = best_placement(snapshot, len(scheduled),
+                              [(placement, [by_key[k] for k in placed]) for placement, placed in feasible])
+        self.domain = feasible[best][0]
+        return feasible[best][1]
+
+    def _within(self, placement: Placement) -> dict[str, str] | None:
+        algorithm = self.cycle.scheduler.algorithms[self.pods[0].scheduler_name]
         algorithm.placement = placement.nodes
         try:
-            placed = _simulate_placing(cycle, group, pods)
+            return _simulate_placing(self.cycle, self.group, self.pods)
         finally:
             algorithm.placement = None
-        if placed is not None:
-            return placed
-    return None
 
 
 def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
@@ -213,7 +263,7 @@ def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], 
         cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
         return True
     chosen = choose_victims(cycle, units(cycle, group.pod_group.spec.priority or 0),
-                            lambda: _place_group(cycle, group, pods))
+                            _GroupPlacing(cycle, group, pods))
     if chosen is None:
         cycle.preempting.pop(group.key, None)
         return False

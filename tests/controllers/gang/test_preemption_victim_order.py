@@ -1,0 +1,135 @@
+"""Which units workload-aware preemption gives back (KEP-5710), through the control plane: the reprieve
+tries the units a PodDisruptionBudget protects first, then the rest, each most important first
+(kubernetes/kubernetes ``pkg/scheduler/framework/preemption/util.go`` ``MoreImportantVictim``,
+``FilterVictimsWithPDBViolation``). Each case offers two candidate units of which one is enough:
+the one given back is the one upstream's order puts first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gang.builders import NATIVE, bound, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
+from kbatch.api.core_v1 import Pod
+from kbatch.api.policy_v1 import PodDisruptionBudget
+from kbatch.runtime.controlplane import ControlPlane
+from kbatch.sim import NodeTemplate, create_nodes
+
+
+def cluster(nodes: int) -> ControlPlane:
+    cp = gpu_cluster(nodes, gates=NATIVE)
+    cp.apply([priority_class("high", 1000), priority_class("low", 10)])
+    return cp
+
+
+def low_pod(name: str, group: str | None = None, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    doc = gpu_pod(name, group=group, priority_class="low", command="sleep 600")
+    if labels:
+        doc["metadata"]["labels"] = labels
+    return doc
+
+
+def preempt(cp: ControlPlane) -> list[str]:
+    """A one-pod high-priority gang arrives; the pods it evicts, by name."""
+    cp.apply(native_group("high", 1, priority_class="high"))
+    cp.apply(gpu_pod("h", group="high", priority_class="high"))
+    pods = cp.client.list(Pod, "default").items
+    return sorted(p.metadata.name or "" for p in pods
+                  if p.metadata.name != "h" and p.metadata.deletion_timestamp)
+
+
+def test_the_larger_all_mode_group_is_more_important() -> None:
+    cp = cluster(3)
+    cp.apply([native_group("z-big", 2, all_disruption=True, priority_class="low"),
+              native_group("a-small", 1, all_disruption=True, priority_class="low")])
+    cp.apply([low_pod("big-0", "z-big"), low_pod("big-1", "z-big"), low_pod("small", "a-small")])
+    assert bound(cp, ["big-0", "big-1", "small"]) == ["big-0", "big-1", "small"]
+    assert preempt(cp) == ["small"]
+
+
+def test_the_pod_that_started_earlier_is_more_important() -> None:
+    cp = cluster(2)
+    cp.apply(low_pod("z-old"))
+    cp.advance(10)
+    cp.apply(low_pod("a-new"))
+    cp.advance(10)
+    assert pod(cp, "z-old").status.start_time < pod(cp, "a-new").status.start_time  # type: ignore[union-attr,operator]
+    assert preempt(cp) == ["a-new"]
+
+
+def test_a_lone_pod_of_a_pod_group_outranks_an_ungrouped_pod() -> None:
+    """``NewPodVictim`` gives a pod naming a scheduling group the PodGroup key type."""
+    cp = cluster(2)
+    cp.apply(native_group("zg", priority_class="low"))  # basic policy, disruptionMode single
+    cp.apply([low_pod("z-member", "zg"), low_pod("a-loose")])
+    assert bound(cp, ["a-loose", "z-member"]) == ["a-loose", "z-member"]
+    assert preempt(cp) == ["a-loose"]
+
+
+def budget(name: str, app: str, **limit: int) -> dict[str, Any]:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name},
+            "spec": {**limit, "selector": {"matchLabels": {"app": app}}}}
+
+
+def two_pods_and_a_budget(**limit: int) -> ControlPlane:
+    """``a-old`` starts first, ``z-new`` ten seconds later under a budget ``limit``."""
+    cp = cluster(2)
+    cp.apply(low_pod("a-old", labels={"app": "old"}))
+    cp.advance(10)
+    cp.apply([low_pod("z-new", labels={"app": "new"}), budget("keep-new", "new", **limit)])
+    cp.advance(10)
+    return cp
+
+
+def allowed(cp: ControlPlane) -> int | None:
+    status = cp.client.get(PodDisruptionBudget, "keep-new", "default").status
+    return status.disruptions_allowed if status else None
+
+
+def test_a_unit_a_budget_protects_is_given_back_first() -> None:
+    """``z-new`` is the less important pod, but evicting it would break its budget."""
+    cp = two_pods_and_a_budget(minAvailable=1)
+    assert allowed(cp) == 0
+    assert preempt(cp) == ["a-old"]
+
+
+def test_a_budget_with_room_changes_nothing() -> None:
+    cp = two_pods_and_a_budget(minAvailable=0)
+    assert allowed(cp) == 1
+    assert preempt(cp) == ["z-new"]
+
+
+TAS = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+RACK = "topology.kubernetes.io/rack"
+
+
+def in_rack(doc: dict[str, Any], rack: str) -> dict[str, Any]:
+    doc["spec"]["nodeSelector"] = {RACK: rack}
+    return doc
+
+
+def test_a_constrained_group_preempts_in_the_best_scored_rack() -> None:
+    """Racks ``a`` and ``b`` of one 8-GPU node each, a low pod on each (``first`` on ``b``, the older
+    and so the more important; ``second`` on ``a``) and a high-priority 6-CPU pod on ``b``. With both
+    low pods gone the group fits in either rack; ``PlacementBinPacking`` prefers the fuller ``b``, and
+    the reprieve stays there: ``first`` goes although it is the more important one. Re-placing the
+    group in whichever rack fits at each reprieve trial (kbatch before) gave ``first`` back and
+    evicted ``second``."""
+    cp = gpu_cluster(0, gates=TAS)
+    for rack in ("a", "b"):
+        create_nodes(cp, 1, NodeTemplate(gpus=8, labels={RACK: rack}), prefix=f"{rack}-")
+    cp.apply([priority_class("high", 1000), priority_class("low", 10)])
+    busy = gpu_pod("b-busy", gpus=0, priority_class="high", command="sleep 600")
+    busy["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "6"}}
+    cp.apply([in_rack(low_pod("first"), "b"), in_rack(busy, "b")])
+    cp.advance(10)
+    cp.apply(in_rack(low_pod("second"), "a"))
+    cp.advance(10)
+    assert bound(cp, ["b-busy", "first", "second"]) == ["b-busy", "first", "second"]
+    group = native_group("high", 1, priority_class="high")
+    group["spec"]["schedulingConstraints"] = {"topology": [{"key": RACK}]}
+    cp.apply(group)
+    cp.apply(gpu_pod("h", group="high", priority_class="high"))
+    pods = cp.client.list(Pod, "default").items
+    assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["first"]
+    cp.advance(10)
+    assert node_of(cp, "h") == "b-0"
