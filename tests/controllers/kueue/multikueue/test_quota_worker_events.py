@@ -234,7 +234,7 @@ def _apply_edit(w: ControlPlane, op: str, value: int) -> None:
         w.apply(cq("w-cq", [("default", {"cpu": str(value)})]))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits)
 def test_reconciles_follow_only_resource_group_changes(ops: list[tuple[str, str, int]]) -> None:
     m = _world()
