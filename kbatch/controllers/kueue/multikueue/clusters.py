@@ -177,7 +177,7 @@ class Clusters:
                 client.watch(
                     kinds,
                     self.mk.options.origin,
-                    self.mk.workload_changed_remotely,
+                    self.mk.remote_event,
                     self._watch_lost(state.name, client),
                 )
         except ConnectionFailed:

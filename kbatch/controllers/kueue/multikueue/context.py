@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
     from kbatch.controllers.kueue.multikueue.adapters import MultiKueueAdapter
     from kbatch.controllers.kueue.multikueue.clusters import Clusters
+    from kbatch.controllers.kueue.multikueue.remote import WatchEvent
 
 __all__ = ["AC_CONTROLLER", "CLUSTER_CONTROLLER", "MULTIKUEUE", "WORKLOAD_CONTROLLER", "MultiKueueContext"]
 
@@ -83,6 +84,12 @@ class MultiKueueContext:
             c.queue.add_after(request, delay)
         else:
             c.enqueue(request)
+
+    def remote_event(self, event: WatchEvent) -> None:
+        """A worker's Workload or job watch reported a change: whatever its type, the manager's Workload
+        of that key is reconciled (``handleWatchEvent``: ``ADDED``, ``MODIFIED`` and ``DELETED`` alike;
+        bookmarks and errors never reach here)."""
+        self.workload_changed_remotely(event.obj)
 
     def workload_changed_remotely(self, obj: Resource) -> None:
         """A worker's Workload or job changed: reconcile the manager's Workload of that key after the

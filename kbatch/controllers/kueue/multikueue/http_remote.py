@@ -20,7 +20,7 @@ from kbatch.api.meta import Resource
 from kbatch.api.rest_paths import resource_path as _path
 from kbatch.api.rest_paths import status_error
 from kbatch.controllers.kueue.multikueue.kubeconfig import ClientConfig
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, WatchEvent
 from kbatch.controllers.kueue.multikueue.watch_stream import WatchStream
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class HttpRemote:
         self,
         kinds: tuple[type[Resource], ...],
         origin: str,
-        on_change: Callable[[Resource], None],
+        on_event: Callable[[WatchEvent], None],
         on_lost: Callable[[], None] | None = None,
         unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
@@ -133,7 +133,7 @@ class HttpRemote:
         selector = f"{ORIGIN_LABEL}={origin}"
         try:
             for kind, sel in [*((k, selector) for k in kinds), *((k, "") for k in unlabelled)]:
-                stream = WatchStream(self.http, kind, sel, self.inbox, on_change, self._lost)
+                stream = WatchStream(self.http, kind, sel, self.inbox, on_event, self._lost)
                 self.streams.append(stream)
                 stream.start()
         except ConnectionFailed:

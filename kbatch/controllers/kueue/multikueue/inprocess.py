@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kbatch.api.errors import NotFound
 from kbatch.api.kueue_v1beta2.multikueue import ORIGIN_LABEL
 from kbatch.api.meta import Resource
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+from kbatch.controllers.kueue.multikueue.remote import ADDED, DELETED, MODIFIED, ConnectionFailed, WatchEvent
 from kbatch.runtime.published import Published, PublishedKey
 
 if TYPE_CHECKING:
@@ -101,25 +101,31 @@ def set_reachable(manager: ControlPlane, name: str, reachable: bool) -> None:
 
 
 class _Handler:
-    """An informer handler on the worker that reports objects with the origin label."""
+    """An informer handler on the worker that reports the objects with the origin label (every object
+    when ``origin`` is ``None``) as :class:`~.remote.WatchEvent`\\ s. An update that brings the label
+    is reported as ``ADDED``, as an API server's watch with that label selector reports an object
+    entering it (kubernetes ``staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go``
+    ``convertToWatchEvent``); one that drops the label is not reported (the origin label is never
+    removed from a copy)."""
 
-    def __init__(self, origin: str | None, on_change: Callable[[Resource], None]) -> None:
-        self.origin, self.on_change, self.active = origin, on_change, True  # origin None: every object
+    def __init__(self, origin: str | None, on_event: Callable[[WatchEvent], None]) -> None:
+        self.origin, self.on_event, self.active = origin, on_event, True
 
-    def _report(self, obj: Resource) -> None:
-        if not self.active:
-            return
-        if self.origin is None or (obj.metadata.labels or {}).get(ORIGIN_LABEL) == self.origin:
-            self.on_change(obj)
+    def _selected(self, obj: Resource) -> bool:
+        return self.origin is None or (obj.metadata.labels or {}).get(ORIGIN_LABEL) == self.origin
+
+    def _report(self, event: WatchEvent) -> None:
+        if self.active and self._selected(event.obj):
+            self.on_event(event)
 
     def on_add(self, obj: Resource) -> None:
-        self._report(obj)
+        self._report(WatchEvent(ADDED, obj))
 
     def on_update(self, old: Resource, new: Resource) -> None:
-        self._report(new)
+        self._report(WatchEvent(MODIFIED, new, old) if self._selected(old) else WatchEvent(ADDED, new))
 
     def on_delete(self, obj: Resource) -> None:
-        self._report(obj)
+        self._report(WatchEvent(DELETED, obj))
 
 
 class InProcessRemote:
@@ -162,7 +168,7 @@ class InProcessRemote:
         self,
         kinds: tuple[type[Resource], ...],
         origin: str,
-        on_change: Callable[[Resource], None],
+        on_event: Callable[[WatchEvent], None],
         on_lost: Callable[[], None] | None = None,
         unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
@@ -170,7 +176,7 @@ class InProcessRemote:
         self.on_lost = on_lost
         selected: list[tuple[type[Resource], str | None]] = [(k, origin) for k in kinds]
         for kind, label in [*selected, *((k, None) for k in unlabelled)]:
-            handler = _Handler(label, on_change)
+            handler = _Handler(label, on_event)
             self.handlers.append(handler)
             plane.cache.informer_for(kind).add_event_handler(handler)
 

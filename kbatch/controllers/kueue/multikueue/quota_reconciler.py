@@ -19,8 +19,10 @@ The condition is rewritten only when its status, reason or message changes (``cm
 The reconciler runs for: the ClusterQueue's creation, deletion and spec changes; a manager
 LocalQueue created or deleted; a MultiKueue AdmissionCheck, MultiKueueConfig (created, deleted, spec
 changed) or MultiKueueCluster (created, deleted, ``Active`` changed) on the ClusterQueue's path; and a
-worker's ClusterQueue or LocalQueue event, mapped through the worker's LocalQueues to the manager's
-LocalQueue of the same key (:class:`WorkerQueueEvents`); all but the first after the events batch period.
+worker's ClusterQueue created, deleted or with new ``spec.resourceGroups``, or a worker's LocalQueue
+created or deleted, mapped through the worker's LocalQueues to the manager's LocalQueue of the same key
+(:func:`worker_event_requeues`, :class:`WorkerQueueEvents`); all but the first after the events batch
+period.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api import edit
 from kbatch.api.errors import NotFound
+from kbatch.api.go_equal import go_equal
 from kbatch.api.kueue_v1beta2 import (
     AdmissionCheck,
     ClusterQueue,
@@ -52,7 +55,7 @@ from kbatch.controllers.kueue.multikueue.quota_automation import (
     precondition,
     same_state,
 )
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, RemoteCluster
+from kbatch.controllers.kueue.multikueue.remote import MODIFIED, ConnectionFailed, RemoteCluster, WatchEvent
 from kbatch.runtime.reconcile import Request, Result
 
 if TYPE_CHECKING:
@@ -65,6 +68,7 @@ __all__ = [
     "WorkerQueueEvents",
     "cluster_queues_using_check",
     "local_event_handlers",
+    "worker_event_requeues",
 ]
 
 QUOTA_CONTROLLER = "kueue-multikueue-clusterqueue"  # upstream: Named("multikueue_clusterqueue")
@@ -276,16 +280,40 @@ def local_event_handlers(mk: MultiKueueContext) -> list[tuple[type[Resource], An
     ]
 
 
+def worker_event_requeues(event: WatchEvent) -> bool:
+    """Whether a worker's queue event requeues the related manager ClusterQueues
+    (``startQueueWatchers``' handlers): a ClusterQueue added or deleted, or updated with its
+    ``spec.resourceGroups`` changed (``equality.Semantic.DeepEqual``: quantities by value, a missing
+    list equal to an empty one); a LocalQueue added or deleted, never updated (its ClusterQueue is
+    immutable); any other object is not a queue's."""
+    if event.type != MODIFIED:
+        return isinstance(event.obj, (ClusterQueue, LocalQueue))
+    old, new = event.old, event.obj
+    if not isinstance(old, ClusterQueue) or not isinstance(new, ClusterQueue):
+        return False
+    return not go_equal(_resource_groups(old), _resource_groups(new), None)
+
+
+def _resource_groups(cq: ClusterQueue) -> list[Any]:
+    return list((cq.spec.resource_groups if cq.spec else None) or ())
+
+
 class WorkerQueueEvents(_Queue):
-    """A worker's watch events: its queues → the related manager ClusterQueues (``queueEventsForCQ``,
-    ``queueEventsForLQ``); every other object → the manager's Workload of its key, as before."""
+    """A worker's watch events: its queues → the related manager ClusterQueues when
+    :func:`worker_event_requeues` (``queueEventsForCQ``, ``queueEventsForLQ``); every other object →
+    the manager's Workload of its key, as without the gate (``MultiKueueContext.remote_event``)."""
 
     def __init__(self, mk: MultiKueueContext, client: RemoteCluster) -> None:
         super().__init__(mk)
         self.client = client
 
-    def __call__(self, obj: Resource) -> None:
-        if isinstance(obj, ClusterQueue):
+    def __call__(self, event: WatchEvent) -> None:
+        obj = event.obj
+        if not isinstance(obj, (ClusterQueue, LocalQueue)):
+            self.mk.remote_event(event)
+        elif not worker_event_requeues(event):
+            return
+        elif isinstance(obj, ClusterQueue):
             try:
                 lqs = self.client.list(LocalQueue, {})
             except ConnectionFailed:  # upstream logs the failed list and drops the event
@@ -293,10 +321,8 @@ class WorkerQueueEvents(_Queue):
             for lq in lqs:
                 if lq.spec is not None and lq.spec.cluster_queue == obj.metadata.name:
                     self._local_queue(lq)
-        elif isinstance(obj, LocalQueue):
-            self._local_queue(obj)
         else:
-            self.mk.workload_changed_remotely(obj)
+            self._local_queue(obj)
 
     def _local_queue(self, remote: LocalQueue) -> None:
         local = self.mk.get(LocalQueue, remote.metadata.name or "", remote.metadata.namespace or "")

@@ -5,7 +5,10 @@ Upstream's ``remoteClient`` (kubernetes-sigs/kueue v0.19.2
 built from the worker's kubeconfig and a watch on the worker's Workloads and jobs labelled
 ``kueue.x-k8s.io/multikueue-origin=<origin>``; every event of a watch queues the manager's Workload of
 the same key. :class:`RemoteCluster` is that seam: typed reads and writes of one worker, and
-:meth:`RemoteCluster.watch` to be told which Workload keys changed there.
+:meth:`RemoteCluster.watch` to be told what changed there, as a :class:`WatchEvent`: the type of the
+change and the object, and for a change of a known object the object as it was, which is what
+upstream's handlers receive (client-go ``tools/cache`` ``ResourceEventHandler``: ``OnAdd``,
+``OnUpdate(old, new)``, ``OnDelete``; kubernetes/apimachinery ``pkg/watch`` ``Event`` types).
 
 * :mod:`.inprocess`: a worker that is another :class:`~kbatch.runtime.controlplane.ControlPlane` on the
   manager's clock (kubeconfig server ``kbatch+inprocess://NAME``), for deterministic tests;
@@ -16,13 +19,29 @@ the same key. :class:`RemoteCluster` is that seam: typed reads and writes of one
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Literal, Protocol, TypeVar
 
 from kbatch.api.meta import Resource
 
-__all__ = ["ConnectionFailed", "RemoteCluster"]
+__all__ = ["ADDED", "DELETED", "MODIFIED", "ConnectionFailed", "RemoteCluster", "WatchEvent"]
 
 T = TypeVar("T", bound=Resource)
+EventType = Literal["ADDED", "MODIFIED", "DELETED"]
+ADDED: EventType = "ADDED"
+MODIFIED: EventType = "MODIFIED"
+DELETED: EventType = "DELETED"
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """One change of a watched worker object, typed as an informer's handlers see it (client-go
+    ``tools/cache/controller.go`` ``processDeltas``): ``ADDED`` for an object not known before,
+    ``MODIFIED`` for a known one (``old`` is its previous state), ``DELETED`` with its last state."""
+
+    type: EventType
+    obj: Resource
+    old: Resource | None = None  # MODIFIED only
 
 
 class ConnectionFailed(Exception):
@@ -54,13 +73,13 @@ class RemoteCluster(Protocol):
         self,
         kinds: tuple[type[Resource], ...],
         origin: str,
-        on_change: Callable[[Resource], None],
+        on_event: Callable[[WatchEvent], None],
         on_lost: Callable[[], None] | None = None,
         unlabelled: tuple[type[Resource], ...] = (),
     ) -> None:
         """Start watching these kinds' objects labelled with ``origin``, and every object of the
-        ``unlabelled`` kinds (the worker's queues, for quota automation): ``on_change(obj)`` for each
-        added, changed or deleted one, ``on_lost()`` once if the watch ends by itself. Raises
+        ``unlabelled`` kinds (the worker's queues, for quota automation): ``on_event(event)`` for each
+        object added, changed or deleted, ``on_lost()`` once if the watch ends by itself. Raises
         :class:`ConnectionFailed` when the watch cannot be established."""
         ...
 

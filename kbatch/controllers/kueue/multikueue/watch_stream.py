@@ -19,7 +19,11 @@ silent past the read timeout is resumed from that resourceVersion without a gap 
 when it brought no event at all); a ``410 Gone``
 (``ERROR`` event or response) relists and reports what changed meanwhile, objects gone included,
 then watches from the new list. Only a transport failure or another error response ends the watch
-(``on_lost``), as a dropped stream does upstream. Events are posted to the manager's
+(``on_lost``), as a dropped stream does upstream. Each change is reported as a
+:class:`~.remote.WatchEvent` typed against the objects known so far, as an informer types what its
+reflector brings (client-go ``tools/cache/controller.go`` ``processDeltas``: a known object's change is
+an update carrying the old state, an unknown one's an add); upstream's queue watchers are such
+informer handlers (``startQueueWatchers``). Events are posted to the manager's
 :class:`~.inbox.RemoteInbox`; the reader is a daemon thread, stopped by :meth:`WatchStream.stop`.
 """
 
@@ -34,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.api.meta import Resource
 from kbatch.api.rest_paths import resource_path
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+from kbatch.controllers.kueue.multikueue.remote import ADDED, DELETED, MODIFIED, ConnectionFailed, WatchEvent
 
 if TYPE_CHECKING:
     import httpx
@@ -71,11 +75,11 @@ class WatchStream:
         kind: type[Resource],
         selector: str,
         inbox: RemoteInbox,
-        on_change: Callable[[Resource], None],
+        on_event: Callable[[WatchEvent], None],
         on_lost: Callable[[object], None],
     ) -> None:
         self.http, self.kind, self.selector, self.inbox = http, kind, selector, inbox
-        self.on_change, self.on_lost = on_change, on_lost
+        self.on_event, self.on_lost = on_event, on_lost
         self.path = resource_path(kind.api_info, None)
         self.known: dict[Key, Resource] = {}
         self.rv = ""
@@ -140,14 +144,16 @@ class WatchStream:
         for key in sorted(listed.keys() | self.known.keys()):
             old, new = self.known.get(key), listed.get(key)
             if new is None and old is not None:
-                self._post(old)  # deleted while the stream was down
-            elif new is not None and (old is None or _rv(old) != _rv(new)):
-                self._post(new)
+                self._post(WatchEvent(DELETED, old))  # deleted while the stream was down
+            elif new is not None and old is None:
+                self._post(WatchEvent(ADDED, new))
+            elif new is not None and old is not None and _rv(old) != _rv(new):
+                self._post(WatchEvent(MODIFIED, new, old))
         self.known = listed
         self.rv = str((body.get("metadata") or {}).get("resourceVersion") or "")
 
-    def _post(self, obj: Resource) -> None:
-        self.inbox.post(self.on_change, obj)
+    def _post(self, event: WatchEvent) -> None:
+        self.inbox.post(self.on_event, event)
 
     # -- on the reader thread ----------------------------------------------------------------------
     def _run(self) -> None:
@@ -206,11 +212,13 @@ class WatchStream:
         info = self.kind.api_info
         resource = self.kind.from_dict({"apiVersion": info.api_version, "kind": info.kind, **obj})
         self.rv = resource.metadata.resource_version or self.rv
+        key = _key(resource)
         if kind == "DELETED":
-            self.known.pop(_key(resource), None)
-        else:
-            self.known[_key(resource)] = resource
-        self._post(resource)
+            self.known.pop(key, None)
+            self._post(WatchEvent(DELETED, resource))
+            return
+        old, self.known[key] = self.known.get(key), resource
+        self._post(WatchEvent(ADDED, resource) if old is None else WatchEvent(MODIFIED, resource, old))
 
 
 def _events(lines: Iterator[str]) -> Iterator[dict[str, Any]]:

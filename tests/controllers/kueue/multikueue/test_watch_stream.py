@@ -20,7 +20,7 @@ import pytest
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.api.meta import Resource
 from kbatch.controllers.kueue.multikueue.inbox import RemoteInbox
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed
+from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, WatchEvent
 from kbatch.controllers.kueue.multikueue.watch_stream import WatchStream
 
 SELECTOR = "kueue.x-k8s.io/multikueue-origin=multikueue"
@@ -61,13 +61,19 @@ def _lines(chunks: list[bytes]) -> Iterator[bytes]:
     yield from chunks
 
 
+def _name_rv(obj: Resource | None) -> tuple[str, str] | None:
+    return None if obj is None else (obj.metadata.name or "", obj.metadata.resource_version or "")
+
+
 class Recorder:
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.events: list[tuple[str, tuple[str, str] | None, tuple[str, str] | None]] = []  # type, new, old
         self.lost = 0
 
-    def change(self, obj: Resource) -> None:
-        self.seen.append((obj.metadata.name or "", obj.metadata.resource_version or ""))
+    def change(self, event: WatchEvent) -> None:
+        self.seen.append(_name_rv(event.obj) or ("", ""))
+        self.events.append((event.type, _name_rv(event.obj), _name_rv(event.old)))
 
     def on_lost(self, _: object) -> None:
         self.lost += 1
@@ -97,6 +103,12 @@ def test_list_then_events_in_order_resumed_after_a_clean_end() -> None:
     )
     rec, _, requests = _run(script)
     assert rec.seen == [("a", "9"), ("b", "11"), ("b", "12"), ("a", "16")]
+    assert rec.events == [  # typed, a change carrying the state it replaced
+        ("ADDED", ("a", "9"), None),
+        ("ADDED", ("b", "11"), None),
+        ("MODIFIED", ("b", "12"), ("b", "11")),
+        ("DELETED", ("a", "16"), None),
+    ]
     watches = [r for r in requests if r.get("watch") == "true"]
     assert [w["resourceVersion"] for w in watches] == ["10", "15", "16"]  # resumed, no relist
     assert all(w["labelSelector"] == SELECTOR and w["allowWatchBookmarks"] == "true" for w in watches)
@@ -123,8 +135,24 @@ def test_gone_relists_and_reports_what_changed_meanwhile() -> None:
     # first list: a and b; the relist: a deleted (reported with its last state), b changed, c new;
     # the second relist: nothing changed; then c's event
     assert rec.seen == [("a", "9"), ("b", "8"), ("a", "9"), ("b", "25"), ("c", "26"), ("c", "41")]
+    assert [(t, old) for t, _, old in rec.events] == [
+        ("ADDED", None), ("ADDED", None),
+        ("DELETED", None), ("MODIFIED", ("b", "8")), ("ADDED", None),
+        ("MODIFIED", ("c", "26")),
+    ]
     watches = [r["resourceVersion"] for r in requests if r.get("watch") == "true"]
     assert watches[:4] == ["10", "30", "30", "40"]
+
+
+def test_the_type_follows_what_was_known_as_an_informers_does() -> None:
+    """client-go ``processDeltas``: an object not known is added, a known one updated, whatever the
+    event's own type says."""
+    script = Script(
+        lists=[{"metadata": {"resourceVersion": "1"}, "items": [_wl("a", "1")]}],
+        watches=[[_event("ADDED", _wl("a", "2")), _event("MODIFIED", _wl("b", "3"))]],
+    )
+    rec, _, _ = _run(script)
+    assert rec.events[1:] == [("MODIFIED", ("a", "2"), ("a", "1")), ("ADDED", ("b", "3"), None)]
 
 
 def test_an_error_event_other_than_gone_is_logged_and_the_stream_goes_on() -> None:
