@@ -61,46 +61,46 @@ def test_reconcile_of_a_missing_workload_or_a_plain_one_does_nothing() -> None:
 
 def test_a_workload_is_admitted_on_the_preferred_flavor_through_its_variant() -> None:
     w = _world()
-    w.apply(workload("a", "lq", cpu="1"))
+    w.apply(workload("wl-a", "lq", cpu="1"))
     w.settle(rounds=2)
-    parent = w.wl("a")
+    parent = w.wl("wl-a")
     assert (parent.metadata.labels or {}).get(V.PARENT_LABEL) == "true"
-    variants = _variants(w, "a")
+    variants = _variants(w, "wl-a")
     assert sorted(variants) == ["on-demand", "spot"]
     preferred = variants["on-demand"]
     assert [g.name for g in preferred.spec.preemption_gates] == [CONCURRENT_ADMISSION_GATE]
     assert preferred.metadata.owner_references[0].controller is True
     assert w.admitted(preferred.metadata.name)
-    assert w.admitted("a")
-    assert w.wl("a").status.admission == preferred.status.admission
-    assert w.cond("a", "Admitted").message == f"The variant {preferred.metadata.name} is admitted"
+    assert w.admitted("wl-a")
+    assert w.wl("wl-a").status.admission == preferred.status.admission
+    assert w.cond("wl-a", "Admitted").message == f"The variant {preferred.metadata.name} is admitted"
     assert variants["spot"].spec.active is False  # below the admitted one (TryPreferredFlavors)
     assert _reserved_cpu(w) == {"on-demand": "1", "spot": "0"}  # the parent's copy holds no quota
     assert (
         "Normal",
         "CreatedVariant",
         f'Variant Workload "default/{preferred.metadata.name}" created',
-    ) in w.events("a")
+    ) in w.events("wl-a")
 
 
 def test_a_workload_falls_back_to_the_next_flavor_when_the_preferred_one_is_full() -> None:
     w = _world(on_demand="1")
-    w.apply(workload("a", "lq", cpu="2"))
+    w.apply(workload("wl-a", "lq", cpu="2"))
     w.settle(rounds=2)
-    variants = _variants(w, "a")
+    variants = _variants(w, "wl-a")
     assert w.admitted(variants["spot"].metadata.name)
     assert not w.reserved(variants["on-demand"].metadata.name)
     assert variants["on-demand"].spec.active is not False  # above the admitted one: stays in the race
-    assert w.flavors("a") == {"cpu": "spot"}
+    assert w.flavors("wl-a") == {"cpu": "spot"}
 
 
 def test_with_the_gate_off_a_policy_is_data_and_no_variant_is_created() -> None:
     w = _world(gates="")
-    w.apply(workload("a", "lq", cpu="1"))
+    w.apply(workload("wl-a", "lq", cpu="1"))
     w.settle(rounds=2)
-    assert [x.metadata.name for x in w.cp.client.list(Workload, "default").items] == ["a"]
-    assert V.PARENT_LABEL not in (w.wl("a").metadata.labels or {})
-    assert w.flavors("a") == {"cpu": "on-demand"}
+    assert [x.metadata.name for x in w.cp.client.list(Workload, "default").items] == ["wl-a"]
+    assert V.PARENT_LABEL not in (w.wl("wl-a").metadata.labels or {})
+    assert w.flavors("wl-a") == {"cpu": "on-demand"}
 
 
 def test_preemption_gates_open_one_at_a_time_in_flavor_order_after_the_timeout() -> None:
@@ -113,21 +113,20 @@ def test_preemption_gates_open_one_at_a_time_in_flavor_order_after_the_timeout()
     w = _world(on_demand="2", spot="2", preemption={"withinClusterQueue": "LowerPriority"})
     w.apply(workload("low-a", "lq", cpu="2", priority=0), workload("low-b", "lq", cpu="2", priority=0))
     w.settle(rounds=2)
-    w.apply(workload("high", "lq", cpu="2", priority=100))
+    w.apply(workload("wl-high", "lq", cpu="2", priority=100))
     w.cp.run_until_idle()
-    opened = _gate_times(w, "high")
+    opened = _gate_times(w, "wl-high")
     assert list(opened) == ["on-demand"]
     start = opened["on-demand"]
-    assert (
-        w.cond(_variants(w, "high")["on-demand"].metadata.name, "BlockedOnPreemptionGates").status == "True"
-    )
-    _mark_blocked(w, _variants(w, "high")["spot"])
+    preferred = _variants(w, "wl-high")["on-demand"].metadata.name
+    assert w.cond(preferred, "BlockedOnPreemptionGates").status == "True"
+    _mark_blocked(w, _variants(w, "wl-high")["spot"])
     w.cp.advance(250)
     w.cp.run_until_idle()
-    assert list(_gate_times(w, "high")) == ["on-demand"]
+    assert list(_gate_times(w, "wl-high")) == ["on-demand"]
     w.cp.advance(60)
     w.cp.run_until_idle()
-    opened = _gate_times(w, "high")
+    opened = _gate_times(w, "wl-high")
     assert sorted(opened) == ["on-demand", "spot"]
     assert (opened["spot"] - start).total_seconds() == 300
 
@@ -158,15 +157,15 @@ def _gate_times(w: World, parent: str) -> dict[str, Any]:
 
 def test_a_flavor_removed_from_the_cluster_queue_deletes_its_variant() -> None:
     w = _world(on_demand="1", spot="1")
-    w.apply(workload("a", "lq", cpu="2"))  # fits nowhere: both Variants stay
+    w.apply(workload("wl-a", "lq", cpu="2"))  # fits nowhere: both Variants stay
     w.settle(rounds=2)
-    assert sorted(_variants(w, "a")) == ["on-demand", "spot"]
+    assert sorted(_variants(w, "wl-a")) == ["on-demand", "spot"]
     cq = w.cq("cq").to_dict()
     cq["spec"]["resourceGroups"][0]["flavors"] = cq["spec"]["resourceGroups"][0]["flavors"][1:]
     w.cp.client.update(ClusterQueue.model_validate(cq))
     w.settle(rounds=2)
-    assert sorted(_variants(w, "a")) == ["spot"]
-    assert any(r == "DeletedVariant" for _, r, _ in w.events("a"))
+    assert sorted(_variants(w, "wl-a")) == ["spot"]
+    assert any(r == "DeletedVariant" for _, r, _ in w.events("wl-a"))
 
 
 # --- TestParentsForClusterQueue --------------------------------------------------------------------
@@ -327,13 +326,106 @@ def test_metrics_count_the_variants_admission_once_and_the_parent_as_the_finishe
     from kbatch.controllers.kueue.metrics.families import ROLE
 
     w = _world()
-    w.apply(workload("a", "lq", cpu="1"))
+    w.apply(workload("wl-a", "lq", cpu="1"))
     w.settle(rounds=2)
-    assert w.admitted("a")
-    w.finish("a")
+    assert w.admitted("wl-a")
+    w.finish("wl-a")
     w.settle(rounds=1)
     w.cp.metrics.collect()
     cq = ("cq", "", ROLE)
     assert w.cp.metrics.get("kueue_admitted_workloads_total").value(*cq) == 1  # type: ignore[union-attr]
     assert w.cp.metrics.get("kueue_quota_reserved_workloads_total").value(*cq) == 1  # type: ignore[union-attr]
     assert w.cp.metrics.get("kueue_finished_workloads").value("cq", ROLE) == 1  # type: ignore[union-attr]
+
+
+# --- errors, batching and names as upstream's live controller has them --------------------------------
+
+
+def _labelled(name: str, queue: str) -> dict[str, Any]:
+    obj = workload(name, queue, cpu="1")
+    obj["metadata"]["labels"] = {V.PARENT_LABEL: "true"}
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("queue", "later"),
+    [
+        pytest.param("lq-late", local_queue("lq-late", "cq"), id="LocalQueue created later"),
+        pytest.param(
+            "lq-cq-late",
+            cluster_queue("cq-late", (["cpu"], [("spot", [quota("cpu", "4")])])),
+            id="ClusterQueue created later",
+        ),
+    ],
+)
+def test_a_parent_whose_queue_is_missing_is_retried_with_back_off(queue: str, later: dict[str, Any]) -> None:
+    """``getClusterQueue`` returns an error for a LocalQueue or ClusterQueue the queue manager does
+    not know; controller-runtime retries the request with back-off, so the queue created later (an
+    event this controller does not watch) is found by a retry."""
+    w = _world()
+    w.apply(local_queue("lq-cq-late", "cq-late"), _labelled("wl-a", queue))
+    w.cp.run_until_idle()
+    reconciler = w.cp.manager.get(CONTROLLER).reconciler
+    with pytest.raises(LookupError, match="could not find cluster queue for workload default/wl-a"):
+        reconciler.reconcile(Request("default", "wl-a"))
+    assert _variants(w, "wl-a") == {}
+    w.apply(later)
+    w.settle(rounds=2)  # the back-off's next retry (virtual clock)
+    assert sorted(_variants(w, "wl-a")) == (["on-demand", "spot"] if queue == "lq-late" else ["spot"])
+
+
+def test_a_flavor_change_reaches_the_parents_after_the_batch_period() -> None:
+    """The ClusterQueue handler adds each parent with ``AddAfter(req, UpdatesBatchPeriod)`` (1 s)."""
+    w = _world(on_demand="1", spot="1")
+    w.apply(flavor("reserved"), workload("wl-a", "lq", cpu="2"))  # fits nowhere: nothing changes
+    w.settle(rounds=2)
+    cq = w.cq("cq").to_dict()
+    cq["spec"]["resourceGroups"][0]["flavors"].append(
+        {"name": "reserved", "resources": [{"name": "cpu", "nominalQuota": "1"}]}
+    )
+    w.cp.client.update(ClusterQueue.model_validate(cq))
+    w.cp.run_until_idle()
+    w.cp.advance(0.999)
+    assert sorted(_variants(w, "wl-a")) == ["on-demand", "spot"]
+    w.cp.advance(0.001)
+    assert sorted(_variants(w, "wl-a")) == ["on-demand", "reserved", "spot"]
+
+
+def test_a_parent_name_without_a_dash_fails_its_reconcile_as_upstream_panics() -> None:
+    """``getWorkloadBaseName`` slices up to the last ``-``: without one upstream panics, which
+    controller-runtime recovers into an error (``RecoverPanic``), retried with back-off; no
+    Variant is ever created, so the parent is never admitted."""
+    w = _world()
+    w.apply(workload("solo", "lq", cpu="1"))
+    w.settle(rounds=3)
+    assert (w.wl("solo").metadata.labels or {}).get(V.PARENT_LABEL) == "true"
+    assert _variants(w, "solo") == {}
+    assert not w.admitted("solo")
+
+
+def test_with_short_workload_names_a_variant_name_fits_a_label_value() -> None:
+    """``maxPrefixLength`` is 57 with ``ShortWorkloadNames`` (``shortMaxWorkloadNameLength`` 63)."""
+    w = _world(gates=f"{ON},ShortWorkloadNames=true")
+    parent = "job-" + "x" * 50 + "-abcde"
+    w.apply(workload(parent, "lq", cpu="1"))
+    w.settle(rounds=2)
+    names = sorted(v.metadata.name or "" for v in _variants(w, parent).values())
+    assert [len(n) for n in names] == [63, 63]
+    assert {n[:57] for n in names} == {("job-" + "x" * 50 + "-variant-")[:57]}
+    assert w.admitted(parent)
+
+
+def test_a_live_variant_name_hashes_the_workload_kind_and_group() -> None:
+    """``GetWorkloadNameForVariant`` hashes ``parent.GroupVersionKind()``: controller-runtime's cache
+    reader (``CacheReader.Get``) sets it on the parent the live controller reads, so the hash is of
+    ``Workload``/``kueue.x-k8s.io``; upstream's unit rows, through the fake client that clears it,
+    hash empty strings (``wl-variant-spot-a2342``)."""
+    parent = Workload.model_validate({"metadata": {"name": "wl-12345", "namespace": "default"}})
+    assert V.variant_name(parent, "spot") == "wl-variant-spot-6e000"
+    assert V.variant_name(parent, "on-demand") == "wl-variant-on-demand-dda31"
+    assert V.variant_name(parent, "spot", gvk=("", "")) == "wl-variant-spot-a2342"
+    w = _world()
+    w.apply(workload("wl-a", "lq", cpu="1"))
+    w.settle(rounds=2)
+    for flavor_name, variant in _variants(w, "wl-a").items():
+        assert variant.metadata.name == V.variant_name(w.wl("wl-a"), flavor_name)

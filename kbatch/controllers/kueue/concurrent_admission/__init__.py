@@ -34,6 +34,7 @@ def setup(mgr: KueueManager) -> None:
     """Adds the controller (upstream: ``SetupControllers``, with the gate on)."""
     from kbatch.controllers.kueue.concurrent_admission.controller import (
         CONTROLLER,
+        Batched,
         FlavorsChanged,
         ParentOf,
         ParentsOfClusterQueue,
@@ -45,6 +46,6 @@ def setup(mgr: KueueManager) -> None:
         ctx.build(CONTROLLER)
         .describe("Kueue's concurrent admission: a parent Workload's Variants")
         .watches(Workload, ParentOf())
-        .watches(ClusterQueue, ParentsOfClusterQueue(ctx.cache), FlavorsChanged())
+        .watches(ClusterQueue, Batched(mgr, ParentsOfClusterQueue(ctx.cache)), FlavorsChanged())
         .complete(VariantReconciler(mgr))
     )

@@ -7,10 +7,9 @@ its Variants (the Workloads it owns) and its ClusterQueue from the cache, applie
 order through the client, and records upstream's events (``CreatedVariant``, ``DeletedVariant``,
 ``ActivatedVariant``, ``DeactivatedVariant``, ``PreemptionUngatedVariant``).
 
-Differences: a parent whose LocalQueue or ClusterQueue is missing is left alone (upstream fails the
-reconcile and retries with back-off; its ClusterQueue's or parent's next event brings it back); a
-ClusterQueue whose flavors changed enqueues its parents at once (upstream after
-``UpdatesBatchPeriod``).
+As upstream: a parent whose LocalQueue or ClusterQueue is missing fails the reconcile, which is
+retried with the controller's back-off; a ClusterQueue whose flavors changed enqueues its parents
+after ``UpdatesBatchPeriod`` (:class:`Batched`).
 """
 
 from __future__ import annotations
@@ -38,7 +37,14 @@ from kbatch.runtime.reconcile import Request, Result
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.manager import KueueManager
 
-__all__ = ["CONTROLLER", "FlavorsChanged", "ParentOf", "ParentsOfClusterQueue", "VariantReconciler"]
+__all__ = [
+    "CONTROLLER",
+    "Batched",
+    "FlavorsChanged",
+    "ParentOf",
+    "ParentsOfClusterQueue",
+    "VariantReconciler",
+]
 
 CONTROLLER = "kueue-concurrent-admission"  # upstream: concurrent-admission-controller
 
@@ -99,6 +105,22 @@ class ParentsOfClusterQueue:
         self.cache = state
 
 
+class Batched:
+    """A mapper whose requests are enqueued after ``constants.UpdatesBatchPeriod`` (1 s): upstream's
+    ClusterQueue handler adds each parent with ``q.AddAfter(req, UpdatesBatchPeriod)``, so a flavor
+    change reaches the parents a second later and changes within that second are seen together."""
+
+    maps_old_on_update = False
+
+    def __init__(self, mgr: KueueManager, mapper: ParentsOfClusterQueue) -> None:
+        self.mgr, self.mapper = mgr, mapper
+
+    def __call__(self, obj: Any) -> list[Request]:
+        for request in self.mapper(obj):
+            self.mgr.enqueue_batched(CONTROLLER, request)
+        return []
+
+
 class VariantReconciler:
     """See the module docstring."""
 
@@ -110,10 +132,7 @@ class VariantReconciler:
         parent = mgr.get(Workload, request.name, request.namespace)
         if parent is None or not V.is_parent(parent):
             return None
-        cq_name = mgr.queues.cluster_queue_for(parent)
-        cq = mgr.get(ClusterQueue, cq_name) if cq_name is not None else None
-        if cq is None:
-            return None
+        cq = self._cluster_queue(parent)
         variants = mgr.ctx.cache.list(Workload, request.namespace, index=(BY_OWNER_UID, parent.metadata.uid))
         inputs = Inputs(
             tuple(V.flavor_order(cq)),
@@ -122,11 +141,26 @@ class VariantReconciler:
             mgr.observability,
             mgr.explicit_status,
             mgr.settings.on("AdmissionGatedBy"),
+            mgr.settings.on("ShortWorkloadNames"),
         )
         decided = plan(parent, list(variants), inputs)
         for effect in decided.effects:
             self._apply(parent, effect)
         return Result(requeue_after=decided.requeue_after) if decided.requeue_after > 0 else None
+
+    def _cluster_queue(self, parent: Workload) -> ClusterQueue:
+        """``getClusterQueue``: a LocalQueue or ClusterQueue the queue manager does not know, or a
+        ClusterQueue the cache does not hold, is an error, so the reconcile is retried with the
+        controller's back-off (5 ms doubling to 1000 s) as upstream returns it."""
+        mgr = self.mgr
+        name = mgr.queues.cluster_queue_for(parent)
+        if name is None or name not in mgr.queues.cluster_queues:
+            key = f"{parent.metadata.namespace}/{parent.metadata.name}"
+            raise LookupError(f"could not find cluster queue for workload {key}")
+        cq = mgr.get(ClusterQueue, name)
+        if cq is None:
+            raise NotFound.of("clusterqueues.kueue.x-k8s.io", name)
+        return cq
 
     # --- effects -----------------------------------------------------------------------------------
     def _apply(self, parent: Workload, effect: Effect) -> None:

@@ -69,6 +69,8 @@ class Inputs:
     observability: bool = False
     explicit: bool = False
     admission_gated_by: bool = True
+    short_names: bool = False  # ShortWorkloadNames: Variant names of at most 63 characters
+    gvk: tuple[str, str] = V.READ_GVK  # what the parent's (kind, group) read as (``variant_name``)
 
 
 @dataclass
@@ -96,7 +98,9 @@ def sort_variants(variants: list[Workload], order: dict[str, int]) -> list[Workl
     return sorted(variants, key=lambda v: (order.get(V.variant_flavor(v), 0), v.metadata.name or ""))
 
 
-def generate_variant(parent: Workload, flavor: str) -> Workload:
+def generate_variant(
+    parent: Workload, flavor: str, short: bool = False, gvk: tuple[str, str] = V.READ_GVK
+) -> Workload:
     """``generateVariant`` and ``SetControllerReference``: the parent's spec with the
     concurrent-admission preemption gate added, its labels but the parent label, its annotations
     with the allowed flavor, owned by the parent."""
@@ -114,7 +118,7 @@ def generate_variant(parent: Workload, flavor: str) -> Workload:
         block_owner_deletion=True,
     )
     meta = ObjectMeta(
-        name=V.variant_name(parent, flavor),
+        name=V.variant_name(parent, flavor, short=short, gvk=gvk),
         namespace=parent.metadata.namespace,
         labels=labels or None,
         annotations=annotations,
@@ -161,7 +165,8 @@ def _create(sim: _Sim) -> None:
     have = {V.variant_flavor(v) for v in sim.variants}
     for flavor in sim.inputs.flavors:
         if flavor not in have:
-            sim.emit(CreateVariant(generate_variant(sim.parent, flavor), flavor))
+            variant = generate_variant(sim.parent, flavor, sim.inputs.short_names, sim.inputs.gvk)
+            sim.emit(CreateVariant(variant, flavor))
 
 
 def _delete_stale(sim: _Sim, order: dict[str, int]) -> None:

@@ -15,7 +15,6 @@ annotation. All functions here are pure.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from kbatch.api.kueue_v1beta2 import ClusterQueue, Workload
 __all__ = [
     "ALLOWED_FLAVORS_ANNOTATION",
     "PARENT_LABEL",
+    "READ_GVK",
     "RETAIN_FIRST_ADMISSION",
     "TRY_PREFERRED_FLAVORS",
     "WORKLOAD_API_VERSION",
@@ -44,8 +44,8 @@ ALLOWED_FLAVORS_ANNOTATION = "kueue.x-k8s.io/workload-allowed-resource-flavors"
 WORKLOAD_API_VERSION = "kueue.x-k8s.io/v1beta2"
 TRY_PREFERRED_FLAVORS = "TryPreferredFlavors"
 RETAIN_FIRST_ADMISSION = "RetainFirstAdmission"
-_HASH_LENGTH = 5
-_MAX_PREFIX = 253 - 1 - _HASH_LENGTH
+# the (kind, group) of a Workload read through controller-runtime's cached client (CacheReader.Get)
+READ_GVK = ("Workload", "kueue.x-k8s.io")
 
 
 @dataclass(frozen=True)
@@ -125,14 +125,25 @@ def flavor_allowed(wl: Any, flavor: str) -> bool:
     return allowed is None or flavor in allowed
 
 
-def variant_name(parent: Workload, flavor: str) -> str:
-    """``GetWorkloadNameForVariant``: the parent's name without its hash suffix, ``-variant-`` and
-    the flavor, truncated, then 5 hex digits of SHA-1 over the (empty) kind and group, the parent's
-    name and UID and the flavor. Upstream hashes ``parent.GroupVersionKind()``, which is empty on a
-    typed object read through the client (its unit test's names, e.g. ``wl-variant-spot-a2342``,
-    are computed so); a name without ``-`` is kept whole (upstream's slice would panic)."""
+def variant_name(
+    parent: Workload, flavor: str, *, short: bool = False, gvk: tuple[str, str] = READ_GVK
+) -> str:
+    """``GetWorkloadNameForVariant``: the parent's name up to its last ``-`` (``getWorkloadBaseName``,
+    which drops the job-framework hash), ``-variant-`` and the flavor, truncated to 247 characters
+    (57 with ``ShortWorkloadNames``: ``maxPrefixLength``), ``-``, then 5 hex digits of SHA-1 over
+    ``gvk`` (kind, group), the parent's name and UID and the flavor (``getHash``).
+
+    Upstream hashes ``parent.GroupVersionKind()`` of the parent its client read: controller-runtime
+    v0.24's cache reader (``CacheReader.Get``) sets it to the Workload kind, so a live controller
+    hashes :data:`READ_GVK`; the fake client of upstream's unit tests clears it
+    (``ensureTypeMeta``), which ``gvk=("", "")`` reproduces (``wl-variant-spot-a2342``). A name
+    without ``-`` makes upstream's slice panic, which controller-runtime recovers into a reconcile
+    error (``RecoverPanic``, on by default): :class:`ValueError` here, retried with back-off and no
+    Variant ever created."""
+    from kbatch.controllers.kueue.jobframework.names import name_with_hash  # jobframework imports us
+
     name = parent.metadata.name or ""
-    base = name[: name.rfind("-")] if "-" in name else name
-    prefix = f"{base}-variant-{flavor}"[:_MAX_PREFIX]
-    hashed = f"\n\n{name}\n{parent.metadata.uid or ''}\n{flavor}"
-    return f"{prefix}-{hashlib.sha1(hashed.encode()).hexdigest()[:_HASH_LENGTH]}"
+    if "-" not in name:
+        raise ValueError(f"workload name {name!r} has no '-': slice bounds out of range [:-1]")
+    prefix = f"{name[: name.rfind('-')]}-variant-{flavor}"
+    return name_with_hash(prefix, name, parent.metadata.uid or "", *gvk, short, flavor)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["workload_name"]
+__all__ = ["name_with_hash", "workload_name"]
 
 HASH_LENGTH = 5
 
@@ -19,8 +19,15 @@ HASH_LENGTH = 5
 def workload_name(
     owner_name: str, owner_uid: str, kind: str, group: str, short: bool = False, extra: str = ""
 ) -> str:
+    return name_with_hash(f"{kind.lower()}-{owner_name}", owner_name, owner_uid, kind, group, short, extra)
+
+
+def name_with_hash(
+    prefix: str, owner_name: str, owner_uid: str, kind: str, group: str, short: bool, extra: str
+) -> str:
+    """``generateWorkloadNameWithHash``: ``prefix`` truncated to ``maxPrefixLength`` (253 or, with
+    ``ShortWorkloadNames``, 63, less ``-`` and the hash), ``-``, the hash (``getHash``)."""
     max_prefix = (63 if short else 253) - 1 - HASH_LENGTH
-    prefix = f"{kind.lower()}-{owner_name}"[:max_prefix]
     hashed = f"{kind}\n{group}\n{owner_name}\n{owner_uid}" + (f"\n{extra}" if extra else "")
     digest = hashlib.sha1(hashed.encode()).hexdigest()
-    return f"{prefix}-{digest[:HASH_LENGTH]}"
+    return f"{prefix[:max_prefix]}-{digest[:HASH_LENGTH]}"
