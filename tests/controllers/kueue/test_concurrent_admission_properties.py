@@ -14,7 +14,11 @@ can reach); the system's run a control plane on generated queues and workloads:
 * under ``TryPreferredFlavors`` no Variant below the admitted one stays active (below
   ``lastAcceptableFlavorName`` neither), under ``RetainFirstAdmission`` none but it;
 * a plan is a function of the family, whatever order the Variants are listed in, and opens at most
-  one gate, never while another opened less than ``preemptionTimeout`` ago.
+  one gate, never while another opened less than ``preemptionTimeout`` ago;
+* a Variant's name (``GetWorkloadNameForVariant``) is the parent's name up to its last ``-``,
+  ``-variant-`` and the flavor, cut to ``maxPrefixLength``, then ``-`` and 5 hex digits, so it is at
+  most 63 characters with ``ShortWorkloadNames`` (253 without); a parent name without ``-`` is an
+  error (upstream's slice panics).
 """
 
 from __future__ import annotations
@@ -240,3 +244,32 @@ def test_at_most_one_variant_holds_quota_and_the_parent_mirrors_it(scenario: Any
             if W.has(w.wl(target).status, Cond.ADMITTED) and not W.has(w.wl(target).status, Cond.FINISHED):
                 w.finish(target)
                 _check(w)
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+_LABEL = st.text("abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=120).filter(
+    lambda x: x[0] != "-" and x[-1] != "-"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_LABEL, st.text("abcdefghijklmnopqrstuvwxyz0123456789-.", min_size=1, max_size=70), st.booleans())
+def test_a_variant_name_is_the_parents_base_the_flavor_and_a_hash(
+    name: str, flavor: str, short: bool
+) -> None:
+    parent = Workload.model_validate({"metadata": {"name": name, "namespace": "default", "uid": "u-1"}})
+    if "-" not in name:
+        try:
+            V.variant_name(parent, flavor, short=short)
+        except ValueError:
+            return
+        raise AssertionError("a parent name without '-' must fail as upstream's slice panics")
+    got = V.variant_name(parent, flavor, short=short)
+    limit = (63 if short else 253) - 6
+    prefix = f"{name[: name.rindex('-')]}-variant-{flavor}"[:limit]
+    assert got[: len(prefix)] == prefix
+    assert got[len(prefix)] == "-" and len(got) == len(prefix) + 6
+    assert all(c in "0123456789abcdef" for c in got[-5:])
+    assert len(got) <= (63 if short else 253)
+    assert V.variant_name(parent, flavor, short=short) == got  # no state, no clock

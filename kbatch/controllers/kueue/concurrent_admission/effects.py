@@ -42,7 +42,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CreateVariant:
-    workload: Workload  # the Variant to create (no status: the API server ignores it on create)
+    # the Variant to create, without a status: upstream copies the parent's into its create, which the
+    # API server drops (the Workload has a status subresource), so the Variant starts without one
+    workload: Workload
     flavor: str
 
 
