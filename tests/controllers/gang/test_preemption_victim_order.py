@@ -2,7 +2,8 @@
 tries the units a PodDisruptionBudget protects first, then the rest, each most important first
 (kubernetes/kubernetes ``pkg/scheduler/framework/preemption/util.go`` ``MoreImportantVictim``,
 ``FilterVictimsWithPDBViolation``). Each case offers two candidate units of which one is enough:
-the one given back is the one upstream's order puts first."""
+the one given back is the one upstream's order puts first. They share one node, so the in-place reprieve
+(the preemptor keeps the node it was proposed) can give back either."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ from kbatch.sim import NodeTemplate, create_nodes
 
 
 def cluster(nodes: int) -> ControlPlane:
-    cp = gpu_cluster(nodes, gates=NATIVE)
+    """One node with ``nodes`` x 8 GPUs: the candidates share the node the preemptor is proposed, so
+    the in-place reprieve can give back whichever comes first (upstream's table rows put their
+    victims on one node the same way, ``podgrouppreemption_test.go``)."""
+    cp = gpu_cluster(1, 8 * nodes, gates=NATIVE)
     cp.apply([priority_class("high", 1000), priority_class("low", 10)])
     return cp
 
@@ -133,3 +137,32 @@ def test_a_constrained_group_preempts_in_the_best_scored_rack() -> None:
     assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["first"]
     cp.advance(10)
     assert node_of(cp, "h") == "b-0"
+
+
+def test_the_reprieve_keeps_the_preemptor_on_the_node_it_was_proposed() -> None:
+    """Zones ``x`` and ``y`` of one 8-GPU node each: ``mid`` (priority 500, the more important) on
+    ``x-0``, ``low`` on ``y-0``; the gang's pod prefers zone ``x``. With both gone it is proposed
+    ``x-0``, and the in-place reprieve (upstream #139980, ``selectVictimsOnDomain``) re-runs Filter
+    there only: ``mid`` does not fit beside it and goes, ``low`` stays. Re-placing the gang at each
+    trial (kbatch before) moved it to ``y-0``, gave ``mid`` back and evicted ``low``."""
+    cp = gpu_cluster(0, gates=NATIVE)
+    for zone in ("x", "y"):
+        create_nodes(cp, 1, NodeTemplate(gpus=8, labels={"zone": zone}), prefix=f"{zone}-")
+    cp.apply([priority_class("high", 1000), priority_class("mid", 500), priority_class("low", 10)])
+    mid = gpu_pod("mid", priority_class="mid", command="sleep 600")
+    mid["spec"]["nodeSelector"] = {"zone": "x"}
+    low = low_pod("low")
+    low["spec"]["nodeSelector"] = {"zone": "y"}
+    cp.apply([mid, low])
+    assert (node_of(cp, "mid"), node_of(cp, "low")) == ("x-0", "y-0")
+    cp.apply(native_group("high", 1, priority_class="high"))
+    h = gpu_pod("h", group="high", priority_class="high")
+    prefer_x = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["x"]}]}
+    h["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "preference": prefer_x}]}}
+    cp.apply(h)
+    pods = cp.client.list(Pod, "default").items
+    assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["mid"]
+    assert pod(cp, "h").status.nominated_node_name == "x-0"  # type: ignore[union-attr]
+    cp.advance(10)
+    assert (node_of(cp, "h"), node_of(cp, "low")) == ("x-0", "y-0")
