@@ -20,7 +20,7 @@ cluster. In numbered steps:
    ``FilterVictimsWithPDBViolation``);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
    is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
-   pods are nominated to the nodes of the last successful placement and wait in the unschedulable
+   pods are nominated to the nodes proposed in step 2 and wait in the unschedulable
    pool, their PodGroup ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
 5. while victims of an earlier preemption are still on their nodes, the group preempts nothing new
    (it waits for them).
