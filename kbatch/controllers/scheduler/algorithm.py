@@ -298,6 +298,32 @@ class Algorithm:
         return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
                                      state, pod, node, self.snapshot.nominated_for(node.name, pod))
 
+    def filter_on(self, pod: PodInfo, state: CycleState, node_name: str) -> Status | None:
+        """Filter for ``pod`` on one node with a cycle state kept from its attempt, the node's
+        nominated pods included (upstream ``RunFilterPluginsWithNominatedPods``, as workload-aware
+        preemption's in-place reprieve runs it: :mod:`.reprieve`)."""
+        node = self.snapshot.get(node_name)
+        if node is None:
+            return Status.unresolvable("", f"node {node_name!r} not found")
+        status = self._run(self._static_filters, state, pod, node)
+        if status is not None:
+            return status
+        skipped = state.get(SKIPPED_FILTERS)
+        dynamic = self._active_filters(skipped) if skipped else self._dynamic_filters
+        return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions, state, pod,
+                                     node, self.snapshot.nominated_for(node.name, pod))
+
+    def add_pod_to_states(self, added: PodInfo, node_name: str, states: Sequence[tuple[PodInfo, CycleState]],
+                          removed: bool = False) -> None:
+        """The PreFilter extensions' AddPod (RemovePod with ``removed``) for ``added`` on
+        ``node_name``, in each (pod, state) (upstream ``RunPreFilterExtensionAddPod``/``RemovePod``)."""
+        node = self.snapshot.get(node_name)
+        if node is None:
+            return
+        for pod, state in states:
+            for ext in self._extensions:
+                (ext.remove_pod if removed else ext.add_pod)(state, pod, added, node)
+
     def _nominated_fits(self, pod: PodInfo, state: CycleState) -> bool:
         """Upstream ``evaluateNominatedNode``: the nominated node alone, before all the others."""
         node = self.snapshot.get(pod.nominated_node)

@@ -59,6 +59,7 @@ from kbatch.controllers.scheduler.placement import (
     PlacementProgress,
     run_placement_feasible,
 )
+from kbatch.controllers.scheduler.reprieve import Assignment
 from kbatch.controllers.scheduler.types import PodInfo
 
 if TYPE_CHECKING:
@@ -209,16 +210,17 @@ class CompositeCycle:
         elif failed is not None and result.code == Code.SUCCESS:
             result.code, result.message, result.reasons = failed.code, failed.message, ()
 
-    def trial(self, tree: TreeNode) -> dict[str, str] | None:
-        """The tree placed as steps 3-4 place it and taken off again, nothing written: where each
-        pod went (pod key -> node), or None when the root does not succeed with a pod placed (the
-        placing workload-aware preemption tests, upstream's ``pgSchedulingFunc``)."""
+    def trial(self, tree: TreeNode) -> list[Assignment] | None:
+        """The tree placed as steps 3-4 place it and taken off again, nothing written: each pod
+        placed, in placing order, with its node and cycle state, or None when the root does not
+        succeed with a pod placed (the placing workload-aware preemption runs once, upstream's
+        ``pgSchedulingFunc``)."""
         saved = self.leaf_results, self.outcomes
         self.leaf_results, self.outcomes = {}, {}
         try:
             outcome = self._place(tree)
-            placed = {p.pod.key: p.node for r in self.leaf_results.values() if not r.reverted
-                      for p in r.placed}
+            placed = [Assignment(p.pod, p.node, p.state) for r in self.leaf_results.values()
+                      if not r.reverted for p in r.placed]
             self._revert(tree)
             return placed if outcome.code == Code.SUCCESS and outcome.any_scheduled else None
         finally:

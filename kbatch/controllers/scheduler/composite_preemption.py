@@ -7,9 +7,11 @@ tree waiting on preemption and nominates the leaves' pods).
 The preemptor is the tree: every queued pod of every leaf, at the root's priority, eligible by the
 root's ``preemptionPolicy`` (gate ``PodGroupPreemptionPolicy``) or else by its pods'. The victims are
 chosen as for a standalone group (:mod:`.group_preemption`: units below the root's priority, all
-removed, the tree placed depth first on that snapshot, then the reprieve), the placing being the
-tree cycle's own (:meth:`.CompositeCycle.trial`), so a tree preempts only what lets its whole
-``minGroupCount`` quorum place. Then each leaf's pods wait nominated where the victims make room,
+removed, the tree placed depth first on that snapshot once, then the in-place reprieve on the
+nodes proposed there), the placing being the tree cycle's own (:meth:`.CompositeCycle.trial`), so a
+tree preempts only what lets its whole ``minGroupCount`` quorum place. The reprieve checks the
+leaves' pods in the order the tree placed them (upstream collects them from a map of leaf results:
+its order is Go's map order). Then each leaf's pods wait nominated where the victims make room,
 each PodGroup and composite ``...InitiallyScheduled=False``/``Unschedulable`` "..., waiting for
 preemption to complete"; while those victims are still on their nodes the tree preempts nothing new.
 """
@@ -46,7 +48,8 @@ def preempt_for_tree(cc: CompositeCycle, tree: TreeNode, now: float) -> bool:
     if waiting_for_victims(cycle, tree.key):
         _park(cc, tree, now, {})
         return True
-    chosen = choose_victims(cycle, units(cycle, tree.group.spec.priority or 0), lambda: cc.trial(tree))
+    chosen = choose_victims(cycle, units(cycle, tree.group.spec.priority or 0), lambda: cc.trial(tree),
+                            pods[0].scheduler_name)
     if chosen is None:
         cycle.preempting.pop(tree.key, None)
         return False

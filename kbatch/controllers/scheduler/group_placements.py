@@ -28,7 +28,7 @@ placement wins. In numbered steps (upstream ``podGroupSchedulingPlacementAlgorit
 kbatch differences (docs/gang.md): a tie between placements goes to the first in label-value order
 (upstream draws at random); placements are tried in that order (upstream's map order). Preemption
 for a constrained group (:mod:`.group_preemption`) scores the placements the same way once every
-candidate victim is gone, and reprieves within the winner.
+candidate victim is gone; the reprieve keeps the nodes the winner proposed.
 """
 
 from __future__ import annotations

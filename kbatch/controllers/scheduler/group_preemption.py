@@ -9,42 +9,44 @@ cluster. In numbered steps:
    ``CompositePodGroup``), has ``disruptionMode: all`` goes with every placed pod under the highest
    such group (upstream ``getHighestAllAncestor``, ``getCrossNodesVictims`` in
    ``framework/preemption/types.go``); any other pod alone;
-2. with every candidate removed from the snapshot, the group must place (the workload cycle's
-   algorithm, PlacementFeasible included, no Reserve, no effects); otherwise preemption cannot help;
-3. the units are given back, each kept back only if the group still places without it (the
-   reprieve): first those a PodDisruptionBudget would not let go, then the rest, each most important
-   first (:mod:`.victim_order`: higher priority, then composites before PodGroups before pods, then
-   more pods, then the earlier start, then the UID; upstream ``MoreImportantVictim``,
+2. with every candidate removed from the snapshot, the group is placed once (the workload cycle's
+   algorithm, PlacementFeasible included, no Reserve, no effects); if it does not place, preemption
+   cannot help. The pods it placed keep their proposed nodes from here on;
+3. the units are given back, each kept back only if every placed pod still passes Filter on its
+   proposed node with it (the in-place reprieve, :mod:`.reprieve`; upstream #139980): first those a
+   PodDisruptionBudget would not let go, then the rest, each most important first
+   (:mod:`.victim_order`: higher priority, then composites before PodGroups before pods, then more
+   pods, then the earlier start, then the UID; upstream ``MoreImportantVictim``,
    ``FilterVictimsWithPDBViolation``);
 4. the rest are the victims: each pod gets ``DisruptionTarget=True``/``PreemptionByScheduler`` and
    is deleted; each victim PodGroup (or CompositePodGroup) gets the same condition; the group's
-   pods are nominated to the nodes of the last successful placement and wait in the unschedulable
+   pods are nominated to the nodes proposed in step 2 and wait in the unschedulable
    pool, their PodGroup ``PodGroupInitiallyScheduled=False``/``Unschedulable``;
 5. while victims of an earlier preemption are still on their nodes, the group preempts nothing new
    (it waits for them).
 
 A group with a topology constraint (TopologyAwareWorkloadScheduling) must fit within one of its
 candidate domains (:mod:`.group_placements`): in step 2 the best-scored domain where it fits, as in
-the workload cycle, and the reprieve stays in that domain (:class:`_GroupPlacing`). A PodGroup with
+the workload cycle (:func:`place_group`); the reprieve keeps the nodes proposed there. A PodGroup with
 ``preemptionPolicy: Never`` (PodGroupPreemptionPolicy) never preempts: its pods wait.
 
 A CompositePodGroup tree is a preemptor too (:mod:`.composite_cycle`): steps 1-5 with its root's
 priority and the whole tree placed in step 2 (:func:`choose_victims` with the tree's placing).
 
-Not modelled (docs/gang.md): the reprieve re-places the preemptor at each trial (within its chosen
-domain) where upstream keeps the pods' proposed nodes and re-runs Filter there.
+Not modelled (docs/gang.md): Reserve in the simulation (upstream reserves each placed pod, in the
+placing and in the reprieve).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
-from kbatch.controllers.scheduler.framework import Code
+from kbatch.controllers.scheduler.framework import Code, Status
 from kbatch.controllers.scheduler.group_placements import Placement, best_placement, generate_placements
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
@@ -52,16 +54,17 @@ from kbatch.controllers.scheduler.placement import (
     PlacementProgress,
     run_placement_feasible,
 )
+from kbatch.controllers.scheduler.reprieve import Assignment, reprieve
 from kbatch.controllers.scheduler.types import PodInfo
 from kbatch.controllers.scheduler.victim_order import COMPOSITE, POD, POD_GROUP, importance_key, pdb_split
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
 
-__all__ = ["Placing", "Unit", "choose_victims", "evict", "may_preempt", "park_pods", "preempt_for_group",
-           "units", "waiting_for_victims"]
+__all__ = ["Placing", "Unit", "choose_victims", "evict", "may_preempt", "park_pods", "place_group",
+           "preempt_for_group", "units", "waiting_for_victims"]
 
-Placing = Callable[[], "dict[str, str] | None"]  # place the preemptor on the snapshot and take it off again
+Placing = Callable[[], "list[Assignment] | None"]  # place the preemptor on the snapshot and take it off again
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,36 +135,68 @@ def units(cycle: GroupCycle, priority: int) -> list[Unit]:
     return sorted([*whole_units, *singles], key=importance_key)
 
 
-def _without(cycle: GroupCycle, removed: list[Unit], place: Placing) -> dict[str, str] | None:
-    """Steps 2-3's test: with ``removed`` out of the snapshot, where the preemptor's pods would go
-    (pod key -> node), or None when it does not place. The snapshot is left as it was."""
-    snapshot = cycle.scheduler.snapshot
-    for unit in removed:
-        for pod, _ in unit.pods:
-            snapshot.remove_pod(pod.key)
-    try:
-        return place()
-    finally:
-        for unit in removed:
-            for pod, node in unit.pods:
-                snapshot.add_pod(pod, node)
-
-
-def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing
+def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing, scheduler_name: str
                    ) -> tuple[list[Unit], dict[str, str]] | None:
     """Steps 2-3: the victims (most important first) and where the preemptor's pods go once they are
-    gone, or None when removing every candidate does not let it place. The reprieve tries the units a
-    PodDisruptionBudget protects first, then the others, each most important first (upstream
-    ``selectVictimsOnDomain``)."""
-    if not candidates or _without(cycle, candidates, place) is None:
+    gone, or None when removing every candidate does not let it place. ``place`` runs once, on the
+    snapshot without any candidate; the reprieve then keeps those proposed nodes (:mod:`.reprieve`),
+    trying the units a PodDisruptionBudget protects first, then the others, each most important
+    first (upstream ``selectVictimsOnDomain``). The snapshot is left as it was."""
+    if not candidates:
         return None
-    violating, fine = pdb_split(candidates, _budgets(cycle))
-    victims = list(candidates)
-    for unit in [*violating, *fine]:
-        trial = [u for u in victims if u is not unit]
-        if _without(cycle, trial, place) is not None:
-            victims = trial
-    return victims, _without(cycle, victims, place) or {}
+    world = _SnapshotWorld(cycle, scheduler_name)
+    try:
+        for unit in candidates:
+            world.take_off(unit, ())
+        assignments = place()
+        if assignments is None:
+            return None
+        violating, fine = pdb_split(candidates, _budgets(cycle))
+        victims = set(map(id, reprieve([*violating, *fine], assignments, world)))
+        return [u for u in candidates if id(u) in victims], {a.pod.key: a.node for a in assignments}
+    finally:
+        world.restore()
+
+
+class _SnapshotWorld:
+    """:class:`.reprieve.World` on the scheduler's snapshot, with the preemptor profile's PreFilter
+    extensions and filters; remembers which units are off the snapshot so that :meth:`restore` can
+    put them back."""
+
+    def __init__(self, cycle: GroupCycle, scheduler_name: str) -> None:
+        self.snapshot = cycle.scheduler.snapshot
+        self.algorithm = cycle.scheduler.algorithms[scheduler_name]
+        self.off: dict[int, Unit] = {}
+
+    def take_off(self, unit: Unit, assignments: Sequence[Assignment]) -> None:
+        self.off[id(unit)] = unit
+        states = [(a.pod, a.state) for a in assignments]
+        for pod, node in unit.pods:
+            self.snapshot.remove_pod(pod.key)
+            self.algorithm.add_pod_to_states(pod, node, states, removed=True)
+
+    def put_back(self, unit: Unit, assignments: Sequence[Assignment]) -> None:
+        del self.off[id(unit)]
+        states = [(a.pod, a.state) for a in assignments]
+        for pod, node in unit.pods:
+            self.snapshot.add_pod(pod, node)
+            self.algorithm.add_pod_to_states(pod, node, states)
+
+    def filter(self, assignment: Assignment) -> Status | None:
+        return self.algorithm.filter_on(assignment.pod, assignment.state, assignment.node)
+
+    def assume(self, assignment: Assignment) -> None:
+        self.snapshot.add_pod(assignment.pod, assignment.node)
+
+    def forget(self, assignment: Assignment) -> None:
+        self.snapshot.remove_pod(assignment.pod.key)
+
+    def restore(self) -> None:
+        """Every unit still off the snapshot back on it (the victims: nothing is evicted here)."""
+        for unit in list(self.off.values()):
+            for pod, node in unit.pods:
+                self.snapshot.add_pod(pod, node)
+        self.off.clear()
 
 
 def _budgets(cycle: GroupCycle) -> list[Any]:
@@ -172,64 +207,44 @@ def _budgets(cycle: GroupCycle) -> list[Any]:
     return sorted(budgets, key=lambda b: (b.metadata.namespace or "", b.metadata.name or ""))
 
 
-class _GroupPlacing:
-    """A standalone group's placing for steps 2-3 (:data:`Placing`). With a topology constraint the
-    first call (every candidate removed) tries every domain and keeps the best one where the group
-    fits, scored as the workload cycle scores them (:func:`.group_placements.best_placement`):
-    upstream's PodGroupPostFilter tests the pod group algorithm itself (``algorithm_podgroup.go``
-    ``podGroupSchedulingPlacementAlgorithm``, ``findBestPodGroupPlacement``) on the snapshot without
-    the victims, once. The reprieve's later calls stay in that domain, as upstream reprieves a victim
-    only where the preemptor's assignments still pass (``podgrouppreemption.go``
-    ``selectVictimsOnDomain``)."""
-
-    def __init__(self, cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> None:
-        self.cycle, self.group, self.pods = cycle, group, pods
-        self.domain: Placement | None = None
-
-    def __call__(self) -> dict[str, str] | None:
-        key = self.cycle.topology_key(self.group.pod_group)
-        if not key:
-            return _simulate_placing(self.cycle, self.group, self.pods)
-        if self.domain is not None:
-            return self._within(self.domain)
-        return self._choose(key)
-
-    def _choose(self, key: str) -> dict[str, str] | None:
-        """The first call's: every domain tried, the best feasible one kept."""
-        snapshot = self.cycle.scheduler.snapshot
-        scheduled = self.cycle.scheduled_members(self.group.key)
-        placements = generate_placements(snapshot, key,
-                                         ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
-        feasible: list[tuple[Placement, dict[str, str]]] = []
-        for placement in placements if not isinstance(placements, str) else ():
-            placed = self._within(placement)
-            if placed is not None:
-                feasible.append((placement, placed))
-        if not feasible:
-            return None
-        by_key = {p.key: p for p in self.pods}
-        best = best_placement(snapshot, len(scheduled),
-                              [(placement, [by_key[k] for k in placed]) for placement, placed in feasible])
-        self.domain = feasible[best][0]
-        return feasible[best][1]
-
-    def _within(self, placement: Placement) -> dict[str, str] | None:
-        algorithm = self.cycle.scheduler.algorithms[self.pods[0].scheduler_name]
+def place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> list[Assignment] | None:
+    """A standalone group's :data:`Placing`: the workload cycle's placing without Reserve or effects.
+    With a topology constraint every domain is tried and the best one where the group fits kept,
+    scored as the workload cycle scores them (:func:`.group_placements.best_placement`): upstream's
+    PodGroupPostFilter runs the pod group algorithm itself (``schedule_one_podgroup.go``
+    ``podGroupSchedulingPlacementAlgorithm``, ``findBestPodGroupPlacement``), once, on the snapshot
+    without the victims."""
+    key = cycle.topology_key(group.pod_group)
+    if not key:
+        return _simulate_placing(cycle, group, pods)
+    snapshot = cycle.scheduler.snapshot
+    scheduled = cycle.scheduled_members(group.key)
+    placements = generate_placements(snapshot, key,
+                                     ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
+    feasible: list[tuple[Placement, list[Assignment]]] = []
+    algorithm = cycle.scheduler.algorithms[pods[0].scheduler_name]
+    for placement in placements if not isinstance(placements, str) else ():
         algorithm.placement = placement.nodes
         try:
-            return _simulate_placing(self.cycle, self.group, self.pods)
+            placed = _simulate_placing(cycle, group, pods)
         finally:
             algorithm.placement = None
+        if placed is not None:
+            feasible.append((placement, placed))
+    if not feasible:
+        return None
+    best = best_placement(snapshot, len(scheduled), [(p, [a.pod for a in placed]) for p, placed in feasible])
+    return feasible[best][1]
 
 
-def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> dict[str, str] | None:
-    """The cycle's placing without Reserve or effects (pod key -> node), or None; the snapshot is
-    left as it was."""
+def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> list[Assignment] | None:
+    """The cycle's placing without Reserve or effects: the pods placed, in order, each with its node
+    and cycle state, or None; the snapshot is left as it was."""
     s = cycle.scheduler
     snapshot, algorithm = s.snapshot, s.algorithms[pods[0].scheduler_name]
     plugins = [p for p in s.profiles[pods[0].scheduler_name].plugins.values()
                if isinstance(p, PlacementFeasiblePlugin)]
-    placed: dict[str, str] = {}
+    placed: list[Assignment] = []
     try:
         progress = PlacementProgress(len(cycle.scheduled_members(group.key)), len(pods))
         status = run_placement_feasible(plugins, group, progress)
@@ -239,7 +254,7 @@ def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) 
             decision = algorithm.schedule(pod, post_filter=False)
             if decision.node is not None:
                 algorithm.assume(pod, decision.node)
-                placed[pod.key] = decision.node
+                placed.append(Assignment(pod, decision.node, decision.state))
             placed_one = decision.node is not None
             progress = PlacementProgress(progress.scheduled + placed_one, progress.remaining - 1)
             status = run_placement_feasible(plugins, group, progress)
@@ -247,8 +262,8 @@ def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) 
                 return None
         return placed if placed and (status is None or status.ok) else None
     finally:
-        for key in placed:
-            snapshot.remove_pod(key)
+        for assignment in reversed(placed):
+            snapshot.remove_pod(assignment.pod.key)
 
 
 def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], result: GroupResult,
@@ -263,7 +278,7 @@ def preempt_for_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], 
         cycle.write_condition(group.pod_group, "False", "Unschedulable", message)
         return True
     chosen = choose_victims(cycle, units(cycle, group.pod_group.spec.priority or 0),
-                            _GroupPlacing(cycle, group, pods))
+                            lambda: place_group(cycle, group, pods), pods[0].scheduler_name)
     if chosen is None:
         cycle.preempting.pop(group.key, None)
         return False

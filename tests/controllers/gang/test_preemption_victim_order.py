@@ -2,11 +2,15 @@
 tries the units a PodDisruptionBudget protects first, then the rest, each most important first
 (kubernetes/kubernetes ``pkg/scheduler/framework/preemption/util.go`` ``MoreImportantVictim``,
 ``FilterVictimsWithPDBViolation``). Each case offers two candidate units of which one is enough:
-the one given back is the one upstream's order puts first."""
+the one given back is the one upstream's order puts first. They share one node, so the in-place reprieve
+(the preemptor keeps the node it was proposed) can give back either."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from gang.builders import NATIVE, bound, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
 from kbatch.api.core_v1 import Pod
@@ -16,7 +20,10 @@ from kbatch.sim import NodeTemplate, create_nodes
 
 
 def cluster(nodes: int) -> ControlPlane:
-    cp = gpu_cluster(nodes, gates=NATIVE)
+    """One node with ``nodes`` x 8 GPUs: the candidates share the node the preemptor is proposed, so
+    the in-place reprieve can give back whichever comes first (upstream's table rows put their
+    victims on one node the same way, ``podgrouppreemption_test.go``)."""
+    cp = gpu_cluster(1, 8 * nodes, gates=NATIVE)
     cp.apply([priority_class("high", 1000), priority_class("low", 10)])
     return cp
 
@@ -133,3 +140,76 @@ def test_a_constrained_group_preempts_in_the_best_scored_rack() -> None:
     assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["first"]
     cp.advance(10)
     assert node_of(cp, "h") == "b-0"
+
+
+def test_the_reprieve_keeps_the_preemptor_on_the_node_it_was_proposed() -> None:
+    """Zones ``x`` and ``y`` of one 8-GPU node each: ``mid`` (priority 500, the more important) on
+    ``x-0``, ``low`` on ``y-0``; the gang's pod prefers zone ``x``. With both gone it is proposed
+    ``x-0``, and the in-place reprieve (upstream #139980, ``selectVictimsOnDomain``) re-runs Filter
+    there only: ``mid`` does not fit beside it and goes, ``low`` stays. Re-placing the gang at each
+    trial (kbatch before) moved it to ``y-0``, gave ``mid`` back and evicted ``low``."""
+    cp = gpu_cluster(0, gates=NATIVE)
+    for zone in ("x", "y"):
+        create_nodes(cp, 1, NodeTemplate(gpus=8, labels={"zone": zone}), prefix=f"{zone}-")
+    cp.apply([priority_class("high", 1000), priority_class("mid", 500), priority_class("low", 10)])
+    mid = gpu_pod("mid", priority_class="mid", command="sleep 600")
+    mid["spec"]["nodeSelector"] = {"zone": "x"}
+    low = low_pod("low")
+    low["spec"]["nodeSelector"] = {"zone": "y"}
+    cp.apply([mid, low])
+    assert (node_of(cp, "mid"), node_of(cp, "low")) == ("x-0", "y-0")
+    cp.apply(native_group("high", 1, priority_class="high"))
+    h = gpu_pod("h", group="high", priority_class="high")
+    prefer_x = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["x"]}]}
+    h["spec"]["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "preference": prefer_x}]}}
+    cp.apply(h)
+    pods = cp.client.list(Pod, "default").items
+    assert sorted(p.metadata.name or "" for p in pods if p.metadata.deletion_timestamp) == ["mid"]
+    assert pod(cp, "h").status.nominated_node_name == "x-0"  # type: ignore[union-attr]
+    cp.advance(10)
+    assert (node_of(cp, "h"), node_of(cp, "low")) == ("x-0", "y-0")
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from([2, 4, 8]), st.sampled_from(["low", "mid"]), st.integers(0, 2)),
+                min_size=1, max_size=6),
+       st.lists(st.sampled_from([2, 4, 8]), min_size=1, max_size=3))
+def test_the_gang_fits_where_it_is_nominated_and_no_victim_could_stay(
+        victims: list[tuple[int, str, int]], gang: list[int]) -> None:
+    """Through the control plane, three 8-GPU nodes: after a preemption every node holds its
+    surviving pods plus the gang's pods nominated there within its 8 GPUs, and each victim, put
+    back on its node, would overflow it (the in-place check is minimal; GPUs add up in any order)."""
+    cp = gpu_cluster(3, gates=NATIVE)
+    cp.apply([priority_class("high", 1000), priority_class("mid", 500), priority_class("low", 10)])
+    docs, used = [], [0, 0, 0]
+    for i, (gpus, prio, node) in enumerate(victims):
+        if used[node] + gpus > 8:
+            continue  # bound by name, it would not be admitted
+        used[node] += gpus
+        doc = gpu_pod(f"v{i}", gpus=gpus, priority_class=prio, command="sleep 600")
+        doc["spec"]["nodeName"] = f"node-{node}"
+        docs.append(doc)
+    cp.apply(docs)
+    cp.run_until_idle()
+    cp.apply(native_group("high", len(gang), priority_class="high"))
+    cp.apply([gpu_pod(f"h{i}", group="high", priority_class="high", gpus=g) for i, g in enumerate(gang)])
+    pods = {p.metadata.name: p for p in cp.client.list(Pod, "default").items}
+    evicted = [n for n, p in pods.items() if p.metadata.deletion_timestamp]
+    nominated = {n: p.status.nominated_node_name for n, p in pods.items()
+                 if n.startswith("h") and p.status and p.status.nominated_node_name}
+    assume(evicted)
+    need = dict(enumerate(gang))
+
+    def gpus(name: str) -> int:
+        return need[int(name[1:])] if name.startswith("h") else victims[int(name[1:])][0]
+
+    def load(node: str, extra: str = "") -> int:
+        here = [n for n, p in pods.items() if p.spec.node_name == node and n not in evicted]
+        return sum(gpus(n) for n in [*here, *(h for h, at in nominated.items() if at == node)]
+                   + ([extra] if extra else []))
+
+    assert len(nominated) == len(gang)
+    assert all(load(f"node-{i}") <= 8 for i in range(3))
+    for victim in evicted:
+        assert load(pods[victim].spec.node_name or "", victim) > 8
