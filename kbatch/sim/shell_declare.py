@@ -33,12 +33,15 @@ from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_run import Shell
 from kbatch.sim.shell_trace import bash_quote
+from kbatch.sim.shell_nameref import bad_reference, circular
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
+    CircularReference,
     ReadonlyError,
     assign,
     attributes,
+    deref,
     drop,
     is_assoc,
     plain,
@@ -54,7 +57,7 @@ _WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DO
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
 _COMPOUND = re.compile(r"^\s*(declare|typeset|local|export|readonly)((?:\s+[-+][A-Za-z]+)*)\s+"
                        r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
-_FLAGS = "aAirxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
+_FLAGS = "aAinrxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
 _UNEXPORTED = "-"  # an attribute letter: an environment variable ``export -n`` took the export from
 Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
 
@@ -91,6 +94,8 @@ def _assign(shell: Shell, scope: MutableMapping[str, str], target: str, value: s
     except ArithError as error:
         _fail(shell, f"sh: arithmetic expression: {error}", 2 if not shell.bash else 1, not shell.bash)
         return False
+    except CircularReference:
+        return circular(shell, target.partition("[")[0], builtin)
     return True
 
 
@@ -139,6 +144,13 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
             _refuse(shell, name, builtin)
             if shell.exited:
                 return
+            continue
+        if "n" in letters and found is not None:  # ``declare -n r=x``: the reference itself is set
+            if (message := bad_reference(name, found.group(3))) is not None:
+                _fail(shell, f"bash: {builtin}: {message}", 1, False)
+                continue
+            set_attributes(scope, name, letters, off + DECLARED)
+            scope[name] = found.group(3)
             continue
         set_attributes(scope, name, letters + ("" if found or name in scope else DECLARED), off)
         if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
@@ -245,6 +257,7 @@ def _mark(shell: Shell, args: list[str], scope: MutableMapping[str, str], builti
         if found is not None and not _assign(shell, scope, name, found.group(3), found.group(2) == "+",
                                              builtin):
             return
+        name = deref(scope, name)  # ``export r`` of a reference exports its variable
         if "n" in on:
             set_attributes(scope, name, _UNEXPORTED if name in shell.environ else "", remove=letter)
         else:
@@ -263,6 +276,9 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             continue
         name, subscript = found.groups()
         try:
+            if "n" not in on:  # ``unset r`` unsets the variable a reference names; ``unset -n r`` it
+                name, _, rest = deref(scope, name).partition("[")
+                subscript = rest[:-1] if rest else subscript
             if subscript is not None:
                 unset_element(scope, name, subscript)
             elif "r" in attributes(scope, name):

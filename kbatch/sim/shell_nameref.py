@@ -1,0 +1,46 @@
+"""bash's name references in a simulated script: ``declare -n REF=NAME`` (``local -n``,
+``typeset -n``), bash(1) "PARAMETERS".
+
+A reference's value is the name of another variable (or ``NAME[SUB]``, an element); reading or
+assigning the reference reads or assigns that variable (:func:`kbatch.sim.shell_vars.deref` is the
+name every read and assignment uses), except ``declare -n REF=…`` itself, ``unset -n REF``, a
+``for REF in …`` loop (each word becomes what ``REF`` refers to) and ``${!REF}`` (the name
+referred to). A reference with no value yet is an ordinary variable: ``REF=x`` gives it one.
+
+Here are the checks ``declare -n`` makes (bash ``builtins/declare.def`` ``declare_internal``,
+``valid_nameref_value``) and the warning of a circular chain (``variables.c``
+``find_variable_nameref``), with bash's messages and statuses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kbatch.sim.shell_run import Shell
+
+__all__ = ["bad_reference", "circular"]
+
+_TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.+\])?", re.DOTALL)
+
+
+def bad_reference(name: str, value: str) -> str | None:
+    """Why ``declare -n NAME=VALUE`` is refused (status 1, the declaration not made), or None."""
+    if not value:
+        return "`': not a valid identifier"
+    if _TARGET.fullmatch(value) is None:
+        return f"`{value}': invalid variable name for name reference"
+    if value == name:
+        return f"{name}: nameref variable self references not allowed"
+    return None
+
+
+def circular(shell: Shell, name: str, builtin: str) -> bool:
+    """An assignment through a circular reference ``name``: bash's warning; an assignment word
+    then ends the script (bash ``--posix``: status 127; without it 1), a builtin's (``declare
+    a=1``) warns twice and goes on. Always False when the script ended."""
+    shell.error(f"bash: warning: {name}: circular name reference")
+    if builtin:
+        shell.error(f"bash: warning: {name}: circular name reference")
+        return True
+    shell.status, shell.exited = 127, True
+    return False
