@@ -14,8 +14,9 @@ assignment words of a command (:mod:`kbatch.sim.shell_vars` keeps the variables)
   neither): the attributes (``+x`` takes one away), an integer's value arithmetic, ``-a`` / ``-A`` an
   indexed / associative array (``declare -A m=([k]=v)``); in a function a name is the call's own
   unless ``-g``; ``-p`` prints each as bash does (``declare -ai n=([0]="1")``, ``declare -A
-  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` / ``-F`` (functions)
-  print nothing here.
+  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-F`` lists the functions
+  (``declare -f NAME``), ``-f`` prints no body here; ``-n`` makes a name reference
+  (:mod:`kbatch.sim.shell_nameref`).
 * ``local [OPTIONS] NAME[=V]…`` (dash, bash): as ``declare`` in the running function. As dash,
   ``local X`` keeps the value ``X`` had; bash (``bash -c``) unsets it. Outside a function dash ends
   the script (``sh: local: not in a function``, 2); bash answers 1 and goes on.
@@ -94,8 +95,8 @@ def _assign(shell: Shell, scope: MutableMapping[str, str], target: str, value: s
     except ArithError as error:
         _fail(shell, f"sh: arithmetic expression: {error}", 2 if not shell.bash else 1, not shell.bash)
         return False
-    except CircularReference:
-        return circular(shell, target.partition("[")[0], builtin)
+    except CircularReference as error:
+        return circular(shell, target.partition("[")[0], builtin, error.warn)
     return True
 
 
@@ -129,6 +130,7 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
     on, off, operands = _options(args)
     shell.status = 0
     if "f" in on or "F" in on:
+        _functions(shell, operands, "F" in on)
         return
     if "p" in on:
         _print(shell, operands, scope, builtin, on.replace("p", ""))
@@ -160,6 +162,21 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
             return
         if "r" in on:  # ``declare -r x=1``: assigned, then protected
             set_attributes(scope, name, "r")
+
+
+def _functions(shell: Shell, names: list[str], names_only: bool) -> None:
+    """``declare -F [NAME…]``: ``declare -f NAME`` for each function (sorted), or each NAME that is
+    one; status 1 when one is not (bash ``builtins/declare.def``). ``declare -f``'s bodies, as
+    bash's ``print_cmd.c`` formats them, are not modelled: nothing is printed, but the status is."""
+    if not names:
+        if names_only:
+            shell.out("".join(f"declare -f {name}\n" for name in sorted(shell.functions)))
+        return
+    for name in names:
+        if name not in shell.functions:
+            shell.status = 1
+        elif names_only:
+            shell.out(name + "\n")
 
 
 def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:
@@ -279,6 +296,8 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             if "n" not in on:  # ``unset r`` unsets the variable a reference names; ``unset -n r`` it
                 name, _, rest = deref(scope, name).partition("[")
                 subscript = rest[:-1] if rest else subscript
+            elif "n" not in attributes(scope, name):  # ``unset -n x`` of no reference: nothing
+                continue
             if subscript is not None:
                 unset_element(scope, name, subscript)
             elif "r" in attributes(scope, name):

@@ -34,13 +34,16 @@ def bad_reference(name: str, value: str) -> str | None:
     return None
 
 
-def circular(shell: Shell, name: str, builtin: str) -> bool:
-    """An assignment through a circular reference ``name``: bash's warning; an assignment word
-    then ends the script (bash ``--posix``: status 127; without it 1), a builtin's (``declare
-    a=1``) warns twice and goes on. Always False when the script ended."""
-    shell.error(f"bash: warning: {name}: circular name reference")
+def circular(shell: Shell, name: str, builtin: str, warn: bool) -> bool:
+    """An assignment through a circular reference ``name`` (``warn``: one back to itself, which
+    bash warns of; a chain too long fails silently): an assignment word then ends the script
+    with status 1, as ``bash -c`` does (and a read-only variable's assignment; ``bash --posix`` ends
+    both with 127), a builtin's (``declare a=1``) assigns nothing,
+    warns twice and goes on. False when the script ended."""
+    for _ in range(2 if builtin else 1):
+        if warn:
+            shell.error(f"bash: warning: {name}: circular name reference")
     if builtin:
-        shell.error(f"bash: warning: {name}: circular name reference")
         return True
-    shell.status, shell.exited = 127, True
+    shell.status, shell.exited = 1, True
     return False

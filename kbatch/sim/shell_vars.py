@@ -49,26 +49,36 @@ def evaluate(text: str, scope: MutableMapping[str, str], bash: bool = True) -> i
 
 
 class CircularReference(Exception):
-    """A name reference whose chain comes back to itself (or is longer than bash follows)."""
+    """A name reference whose chain comes back to itself (``warn``: bash warns) or is longer than
+    bash follows (it fails silently)."""
+
+    def __init__(self, name: str, warn: bool) -> None:
+        super().__init__(name)
+        self.warn = warn
 
 
 def deref(scope: MutableMapping[str, str], name: str, reading: bool = True) -> str:
     """The name ``name`` stands for: itself, or the end of its chain of name references (which may be
-    ``NAME[SUB]``; a reference with no value yet is itself). A circular one: ``reading``, bash's
-    warning left under :data:`WARNINGS` and a name no variable has (the value is empty); else
-    :class:`CircularReference`. ``NAME[SUB]``: ``NAME``'s reference with that subscript."""
+    ``NAME[SUB]``; a reference with no value yet is itself). A chain that comes back to ``name``
+    or to the reference before (bash warns) or passes more than ``NAMEREF_MAX`` references: when
+    ``reading``, the warning left under :data:`WARNINGS` and a name no variable has (the value is
+    empty); else :class:`CircularReference`. ``NAME[SUB]``: ``NAME``'s reference with that
+    subscript."""
     element = _ELEMENT.match(name) if "[" in name else None
     if element is not None:
         base = deref(scope, element.group(1), reading)
         return base if "[" in base else ARRAY_KEY.format(base, element.group(2))
-    first, hops = name, 0
+    first, level = name, 0
     while _ATTRS + name in scope and "n" in scope[_ATTRS + name] and scope.get(name):
-        name, hops = scope[name], hops + 1
-        if name == first or hops > _NAMEREF_MAX:
+        level += 1
+        warn = scope[name] in (first, name)
+        if warn or level > _NAMEREF_MAX:
             if not reading:
-                raise CircularReference(first)
-            scope[WARNINGS] = scope.get(WARNINGS, "") + f"warning: {first}: circular name reference\n"
+                raise CircularReference(first, warn)
+            if warn:
+                scope[WARNINGS] = scope.get(WARNINGS, "") + f"warning: {first}: circular name reference\n"
             return "=" + first  # no variable's key
+        name = scope[name]
     return name
 
 
