@@ -14,8 +14,8 @@ assignment words of a command (:mod:`kbatch.sim.shell_vars` keeps the variables)
   neither): the attributes (``+x`` takes one away), an integer's value arithmetic, ``-a`` / ``-A`` an
   indexed / associative array (``declare -A m=([k]=v)``); in a function a name is the call's own
   unless ``-g``; ``-p`` prints each as bash does (``declare -ai n=([0]="1")``, ``declare -A
-  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-F`` lists the functions
-  (``declare -f NAME``), ``-f`` prints no body here; ``-n`` makes a name reference
+  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` prints the functions
+  as bash does (:mod:`kbatch.sim.shell_print`), ``-F`` their names (``declare -f NAME``); ``-n`` makes a name reference
   (:mod:`kbatch.sim.shell_nameref`).
 * ``local [OPTIONS] NAME[=V]…`` (dash, bash): as ``declare`` in the running function. As dash,
   ``local X`` keeps the value ``X`` had; bash (``bash -c``) unsets it. Outside a function dash ends
@@ -31,6 +31,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_print import function_text
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_run import Shell
 from kbatch.sim.shell_trace import bash_quote
@@ -165,18 +166,18 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
 
 
 def _functions(shell: Shell, names: list[str], names_only: bool) -> None:
-    """``declare -F [NAME…]``: ``declare -f NAME`` for each function (sorted), or each NAME that is
-    one; status 1 when one is not (bash ``builtins/declare.def``). ``declare -f``'s bodies, as
-    bash's ``print_cmd.c`` formats them, are not modelled: nothing is printed, but the status is."""
+    """``declare -f [NAME…]``: each function (sorted) as bash prints it (:mod:`kbatch.sim.shell_print`),
+    ``-F`` its name alone (``declare -f NAME`` without operands); status 1 when a NAME is no function
+    (bash ``builtins/declare.def``)."""
     if not names:
-        if names_only:
-            shell.out("".join(f"declare -f {name}\n" for name in sorted(shell.functions)))
+        for name in sorted(shell.functions):
+            shell.out(f"declare -f {name}\n" if names_only else function_text(name, shell.functions[name]) + "\n")
         return
     for name in names:
         if name not in shell.functions:
             shell.status = 1
-        elif names_only:
-            shell.out(name + "\n")
+        else:
+            shell.out(name + "\n" if names_only else function_text(name, shell.functions[name]) + "\n")
 
 
 def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:
