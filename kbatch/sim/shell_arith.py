@@ -126,7 +126,8 @@ class _Parser:
         self.pos += 1
 
     def variable(self, name: str) -> int:
-        raw = (self.scope.get(name, "") if plain(self.scope, name) else lookup(self.scope, name) or "").strip()
+        scope = self.scope
+        raw = (scope.get(name, "") if plain(scope, name) else lookup(scope, name) or "").strip()
         if not raw:
             return 0
         body = raw[1:] if raw[0] in "+-" else raw

@@ -15,8 +15,8 @@ assignment words of a command (:mod:`kbatch.sim.shell_vars` keeps the variables)
   indexed / associative array (``declare -A m=([k]=v)``); in a function a name is the call's own
   unless ``-g``; ``-p`` prints each as bash does (``declare -ai n=([0]="1")``, ``declare -A
   m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` prints the functions
-  as bash does (:mod:`kbatch.sim.shell_print`), ``-F`` their names (``declare -f NAME``); ``-n`` makes a name reference
-  (:mod:`kbatch.sim.shell_nameref`).
+  as bash does (:mod:`kbatch.sim.shell_print`), ``-F`` their names (``declare -f NAME``); ``-n``
+  makes a name reference (:mod:`kbatch.sim.shell_nameref`).
 * ``local [OPTIONS] NAME[=V]…`` (dash, bash): as ``declare`` in the running function. As dash,
   ``local X`` keeps the value ``X`` had; bash (``bash -c``) unsets it. Outside a function dash ends
   the script (``sh: local: not in a function``, 2); bash answers 1 and goes on.
@@ -31,11 +31,11 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_nameref import bad_reference, circular
 from kbatch.sim.shell_print import function_text
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_run import Shell
 from kbatch.sim.shell_trace import bash_quote
-from kbatch.sim.shell_nameref import bad_reference, circular
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
@@ -169,15 +169,13 @@ def _functions(shell: Shell, names: list[str], names_only: bool) -> None:
     """``declare -f [NAME…]``: each function (sorted) as bash prints it (:mod:`kbatch.sim.shell_print`),
     ``-F`` its name alone (``declare -f NAME`` without operands); status 1 when a NAME is no function
     (bash ``builtins/declare.def``)."""
-    if not names:
-        for name in sorted(shell.functions):
-            shell.out(f"declare -f {name}\n" if names_only else function_text(name, shell.functions[name]) + "\n")
-        return
-    for name in names:
+    for name in names or sorted(shell.functions):
         if name not in shell.functions:
             shell.status = 1
+        elif names_only:
+            shell.out(f"{'' if names else 'declare -f '}{name}\n")
         else:
-            shell.out(name + "\n" if names_only else function_text(name, shell.functions[name]) + "\n")
+            shell.out(function_text(name, shell.functions[name]) + "\n")
 
 
 def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:

@@ -12,7 +12,8 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   pattern (2.13) matched as ``case`` matches (:func:`fnmatch.fnmatchcase`); its quoted parts are
   literal (:func:`kbatch.sim.shell_expand.dequote` with ``as_pattern``), and ``*`` matches ``/``.
 * bash's ``${P@Q}`` and the other transformations :mod:`kbatch.sim.shell_transform` models.
-* bash's ``${!P}`` (the parameter ``P``'s value names; of a name reference, the name it refers to), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
+* bash's ``${!P}`` (the parameter ``P``'s value names; of a name reference, the name it refers
+  to), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
   (case modification, optionally of the characters matching a pattern: ``${P^^[ab]}``).
 * bash's ``${P:off}`` / ``${P:off:len}`` (arithmetic; a negative offset counts from the end and
   needs a space or parentheses, ``${P: -2}``; a negative length is an end offset from the end) and

@@ -10,8 +10,9 @@ background command and the next on one line); the bodies of ``if`` / ``for`` / `
 ``until`` end each command with ``;``, the last too; ``elif`` is an ``else`` holding a nested ``if``;
 ``for NAME`` alone is ``for NAME in "$@"``; ``case`` arms are ``PAT | PAT)`` with the ``;;`` on a
 line of their own; a simple command's words as written, one space apart, a redirection's operator
-and its target a space apart (``> /dev/null``, ``2> f``; ``2>&1`` stays, ``>&2`` is ``1>&2``). A here-document and bash's
-``[[ ]]`` / ``(( ))`` normalisations are not modelled (their words stay as written).
+and its target a space apart (``> /dev/null``, ``2> f``; ``2>&1`` stays, ``>&2`` is ``1>&2``). A
+here-document and bash's ``[[ ]]`` / ``(( ))`` normalisations are not modelled (their words stay
+as written).
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ _REDIRECT = re.compile(r"^([0-9]*)(>>|>\||<>|>|<)(.+)$", re.DOTALL)
 
 def function_text(name: str, body: Node) -> str:
     """``declare -f NAME``'s text of function ``name`` (its last line without the newline)."""
-    redirects = ""
+    redirects = " " + _words(body.redirects) if isinstance(body, Redirected) else ""
     if isinstance(body, Redirected):
-        body, redirects = body.node, " " + _words(body.redirects)
+        body = body.node
     inner = body.body if isinstance(body, Group) and not body.subshell else (body,)
     return f"{name} () \n{{ \n{_pad(_STEP)}{_list(inner, _STEP, False)}\n}}{redirects}"
 
@@ -81,8 +82,8 @@ def _node(node: Node, level: int) -> str:
         head = f"for {node.name} in {' '.join(written_words(node.items))};\n{_pad(level)}do"
         return _loop_body(head, node.body, level, node.stdin)
     if isinstance(node, While):
-        condition = _list(node.condition, level, True)
-        return _loop_body(f"{'until' if node.until else 'while'} {condition} do", node.body, level, node.stdin)
+        head = f"{'until' if node.until else 'while'} {_list(node.condition, level, True)} do"
+        return _loop_body(head, node.body, level, node.stdin)
     if isinstance(node, Case):
         return _case(node, level)
     if isinstance(node, Group):

@@ -30,8 +30,8 @@ from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 
 from kbatch.sim.shell_expand import ARRAY_KEY, array_keys, split_fields
-from kbatch.sim.shell_vars import deref
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_vars import deref
 
 __all__ = ["ReadError", "read_input"]
 

@@ -29,7 +29,8 @@ import re
 from collections.abc import Mapping, MutableMapping
 
 __all__ = ["ARRAY_KEY", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError", "assign", "attributes",
-           "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes", "snapshot", "subscripts", "unset_element"]
+           "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes", "snapshot", "subscripts",
+           "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
 DECLARED = "."

@@ -23,7 +23,8 @@ _BASH = ("bash",)
     "function k { :; } >log; declare -f k",
     'p() if a; then b; fi; declare -f p; q() { while read l; do echo "$l"; done < f; '
     "cat f | while read l; do :; done; }; declare -f q",
-    "r() { case $1 in start) echo s; echo t;; stop|halt) ;; esac; }; declare -f r; declare -f nosuch; echo $?",
+    "r() { case $1 in start) echo s; echo t;; stop|halt) ;; esac; }; declare -f r; "
+    "declare -f nosuch; echo $?",
     "a() { b() { echo in; }; b; }; declare -f a; a; declare -F",
     "t() { if a; then :; elif b; then :; elif c; then d; fi; if ! x; then y; fi; }; declare -f t",
     "u() { { a; b; } > f 2>&1; (a; b) | c; a || { b; c; }; }; declare -f u",
@@ -40,6 +41,8 @@ _SIMPLE = st.sampled_from(["echo a", "x=1", ":", "echo b > f", "a && b || c", "c
 
 
 def _compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Compound commands around ``inner`` ones (a ``( … )`` holds simple ones: the simulated shell
+    does not parse ``( case … esac )``)."""
     body = st.lists(inner, min_size=1, max_size=3).map("; ".join)
     return st.one_of(
         st.builds("if {}; then {}; fi".format, _SIMPLE, body),
@@ -49,7 +52,7 @@ def _compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         st.builds("until {}; do {}; done".format, _SIMPLE, body),
         st.builds("case $x in a|b) {};; *) {};; esac".format, body, body),
         st.builds("{{ {}; }}".format, body),
-        st.builds("( {} )".format, body),
+        st.builds("( {} )".format, st.lists(_SIMPLE, min_size=1, max_size=3).map("; ".join)),
         st.builds("{{ {}; }} > log".format, body),
     )
 
