@@ -31,7 +31,7 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
-from kbatch.sim.shell_nameref import bad_reference, circular
+from kbatch.sim.shell_nameref import bad_reference, circular, declared_name, local_name, unset_target
 from kbatch.sim.shell_print import function_text
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_run import Shell
@@ -137,12 +137,14 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
         _print(shell, operands, scope, builtin, on.replace("p", ""))
         return
     local = builtin == "local" or (builtin in ("declare", "typeset") and bool(shell.frames) and "g" not in on)
-    if local and not _localize(shell, operands, scope):
+    if local and not _localize(shell, operands, scope, "n" in on + off):
         return
     letters = "".join(ch for ch in on if ch in _FLAGS and ch != "r")
     for operand in operands:
         found = _WORD.match(operand)
         name = (found.group(1) if found else operand).partition("[")[0]
+        if found is None and (name := declared_name(shell, scope, name, on + off, builtin)) is None:
+            continue
         if "r" in attributes(scope, name) and (found or off or letters):
             _refuse(shell, name, builtin)
             if shell.exited:
@@ -178,7 +180,7 @@ def _functions(shell: Shell, names: list[str], names_only: bool) -> None:
             shell.out(function_text(name, shell.functions[name]) + "\n")
 
 
-def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:
+def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str], reference: bool) -> bool:
     """The operands' names become the running call's own (their state put back when it returns)."""
     if not shell.frames:
         if shell.bash:
@@ -189,6 +191,8 @@ def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]
     frame = shell.frames[-1]
     for operand in operands:
         name = operand.partition("=")[0].partition("[")[0].rstrip("+")
+        if not reference:  # ``local r`` of a reference: the variable it names becomes the call's own
+            name = local_name(scope, name)
         if name not in frame:
             frame[name] = snapshot(scope, name)
             if shell.bash and "=" not in operand:
@@ -293,7 +297,7 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
         name, subscript = found.groups()
         try:
             if "n" not in on:  # ``unset r`` unsets the variable a reference names; ``unset -n r`` it
-                name, _, rest = deref(scope, name).partition("[")
+                name, _, rest = unset_target(shell, scope, name).partition("[")
                 subscript = rest[:-1] if rest else subscript
             elif "n" not in attributes(scope, name):  # ``unset -n x`` of no reference: nothing
                 continue

@@ -15,10 +15,12 @@ Here are the checks ``declare -n`` makes (bash ``builtins/declare.def`` ``declar
 from __future__ import annotations
 
 import re
+from collections.abc import MutableMapping
 
 from kbatch.sim.shell_run import Shell
+from kbatch.sim.shell_vars import CircularReference, attributes, deref
 
-__all__ = ["bad_reference", "circular"]
+__all__ = ["bad_reference", "circular", "declared_name", "local_name", "unset_target"]
 
 _TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[.+\])?", re.DOTALL)
 
@@ -32,6 +34,46 @@ def bad_reference(name: str, value: str) -> str | None:
     if value == name:
         return f"{name}: nameref variable self references not allowed"
     return None
+
+
+def declared_name(shell: Shell, scope: MutableMapping[str, str], name: str, letters: str,
+                  builtin: str) -> str | None:
+    """The variable ``declare -x REF`` (no value) gives attributes to: the one a reference names
+    (``-n`` / ``+n``: the last reference of the chain, bash's ``find_variable_last_nameref``); None
+    when its chain is circular (bash warns twice and changes nothing) or too long."""
+    try:
+        target = deref(scope, name, reading=False)
+    except CircularReference as error:
+        circular(shell, name, builtin, error.warn)
+        return None
+    if "n" not in letters:
+        return target
+    while _is_reference(scope, scope.get(name, "")):
+        name = scope[name]
+    return name
+
+
+def _is_reference(scope: MutableMapping[str, str], name: str) -> bool:
+    return "n" in attributes(scope, name) and bool(scope.get(name))
+
+
+def local_name(scope: MutableMapping[str, str], name: str) -> str:
+    """The variable ``local REF`` makes the call's own: the one a reference names (itself when the
+    chain fails, which the declaration then reports)."""
+    try:
+        return deref(scope, name, reading=False).partition("[")[0]
+    except CircularReference:
+        return name
+
+
+def unset_target(shell: Shell, scope: MutableMapping[str, str], name: str) -> str:
+    """What ``unset NAME`` unsets: the variable a reference names; the reference itself when its
+    chain is circular (bash warns twice) or too long."""
+    try:
+        return deref(scope, name, reading=False)
+    except CircularReference as error:
+        circular(shell, name, "unset", error.warn)
+        return name
 
 
 def circular(shell: Shell, name: str, builtin: str, warn: bool) -> bool:

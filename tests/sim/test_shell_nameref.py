@@ -36,6 +36,8 @@ _BASH = ("bash",)
     "declare -n r=x; declare -n p=r; p=3; echo $x; declare -p p r x",
     'declare -n r=x; echo "${r:-d} ${r-e} ${r:+f}"; : ${r:=set}; echo $x',
     "declare -n q; declare -p q; declare -n u=x[1]; declare -p u",
+    "declare -n r=v; declare -x r; declare -i r; declare -p r v; declare -n q=w; declare +n q; declare -p q",
+    "f() { local -n r=g; local r; r=1; declare -p r g; }; g=0; f; echo $g",
 ])
 def test_name_references_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
@@ -52,6 +54,8 @@ def test_name_references_agree_with_bash(script: str) -> None:
     "declare -n c1=c2 c2=c3 c3=c4 c4=c5 c5=c6 c6=c7 c7=c8 c8=v; v=1; echo \"[$c1]\"; "
     'declare -n c8=c9 c9=v; echo "[$c1]"; declare c1=2; echo $v; c1=3 true; echo $?',
     "declare -n a=b b=c c=b; echo \"[$a]\"; a=1 true; echo $?",
+    "declare -n x=y y=x; declare +n x; echo $?; declare -p x; declare -x x; echo $?; declare -p x y",
+    "declare -n x=y y=x; unset x; echo $?; declare -p x y",
 ])
 def test_bad_and_circular_references_fail_as_bash_does(script: str) -> None:
     agree(script, _BASH, as_bash=True)
@@ -75,6 +79,11 @@ _STEP = st.one_of(
     st.tuples(st.just("unset -n {0}"), _NAMES, _NAMES),
     st.tuples(st.just("declare +n {0}"), _NAMES, _NAMES),
     st.tuples(st.just('echo "{0}=[${{{0}-unset}}]"'), _NAMES, _NAMES),
+    # a function's own reference (to ``t``, no reference: a circular chain through a call's
+    # variables is bash's dynamic scoping, with warnings of its own, not modelled)
+    st.tuples(st.just('g() {{ local -n {0}=t; {0}=in; echo "[$t]"; local {0}; {0}=own; }}; g'), _NAMES,
+              _NAMES),
+    st.tuples(st.just("declare -x {0}"), _NAMES, _NAMES),
 )
 
 
