@@ -35,7 +35,7 @@ __all__ = ["ARRAY_KEY", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyEr
 ARRAY_KEY = "{}[{}]"
 DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
-WARNINGS = "=!"
+WARNINGS = "=~"
 """The key of the warnings an expansion left for the shell to print (a circular name reference's)."""
 _NAMEREF_MAX = 8
 _SEP = "\x1f"
@@ -78,7 +78,7 @@ def deref(scope: MutableMapping[str, str], name: str, reading: bool = True) -> s
                 raise CircularReference(first, warn)
             if warn:
                 scope[WARNINGS] = scope.get(WARNINGS, "") + f"warning: {first}: circular name reference\n"
-            return "=" + first  # no variable's key
+            return "=~" + first  # no variable's key
         name = scope[name]
     return name
 
