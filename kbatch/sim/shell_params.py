@@ -37,7 +37,7 @@ from kbatch.sim.shell_arith import evaluate
 from kbatch.sim.shell_positional import is_bash, special
 from kbatch.sim.shell_scan import cuts, region_end
 from kbatch.sim.shell_transform import OPERATORS, transform
-from kbatch.sim.shell_vars import assign, attributes, lookup
+from kbatch.sim.shell_vars import CircularReference, ReadonlyError, assign, attributes, lookup
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
@@ -53,7 +53,11 @@ read it again as words (``words``: quoted parts kept, so they are not split into
 
 class ParamError(Exception):
     """``${P?w}`` on an unset ``P`` (or a bad substitution): the message after ``sh: ``; a
-    non-interactive shell exits with status 2 (dash)."""
+    non-interactive shell exits with ``status``, 2 (dash) unless said."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def braced_end(text: str, start: int) -> int:
@@ -141,8 +145,23 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
     if kind == "=":
         if not name[0].isalpha() and name[0] != "_":
             raise ParamError(f"{name}: cannot assign in this way")
-        assign(scope, name, result)
+        _assign(scope, name, result)
+        return lookup(scope, name) or ""
     return result
+
+
+def _assign(scope: MutableMapping[str, str], name: str, value: str) -> None:
+    """``${P:=w}``'s assignment, ``P``'s attributes honoured; a read-only ``P`` ends the script
+    (dash: ``P: is read only``, 2; bash: ``P: readonly variable``, 1), as does a circular name
+    reference (bash's warning, 1)."""
+    try:
+        assign(scope, name, value)
+    except ReadonlyError:
+        if is_bash(scope):
+            raise ParamError(f"{name}: readonly variable", 1) from None
+        raise ParamError(f"{name}: is read only") from None
+    except CircularReference:
+        raise ParamError(f"warning: {name}: circular name reference", 1) from None
 
 
 def _case(value: str, op: str, pattern: str) -> str:

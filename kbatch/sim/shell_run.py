@@ -595,6 +595,8 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
         shell.error(f"sh: {error}")
+        shell.status, shell.exited = error.status, True
+        return None
     finally:
         flush_warnings(shell, scope)
     shell.status, shell.exited = 2, True

@@ -35,6 +35,7 @@ _BASH = ("bash",)
     "x=1; declare -n r=x; r+=2; echo $x; declare -i n; declare -n m=n; m=3+4; echo $n",
     "declare -n r=x; declare -n p=r; p=3; echo $x; declare -p p r x",
     'declare -n r=x; echo "${r:-d} ${r-e} ${r:+f}"; : ${r:=set}; echo $x',
+    "declare -i n; : ${n:=2+3}; echo $n; declare -u u; echo ${u:=abc}; echo $u",
     "declare -n q; declare -p q; declare -n u=x[1]; declare -p u",
     "declare -n r=v; declare -x r; declare -i r; declare -p r v; declare -n q=w; declare +n q; declare -p q",
     "f() { local -n r=g; local r; r=1; declare -p r g; }; g=0; f; echo $g",
@@ -68,6 +69,17 @@ def test_an_assignment_through_a_circular_reference_ends_the_script() -> None:
     assert (run.exit_code, run.logs) == (1, ("bash: line 1: warning: a: circular name reference",))
     run = interpret(["bash", "-c", "readonly x=1; declare -n r=x; r=2; echo never"])
     assert (run.exit_code, run.logs) == (1, ("bash: line 1: x: readonly variable",))
+
+
+def test_an_assignment_expansion_to_a_readonly_variable_ends_dashs_script() -> None:
+    """``${x:=w}`` assigns as an assignment does (before: it overwrote a read-only ``x``)."""
+    run = interpret(["sh", "-c", "readonly x; : ${x:=1}; echo never"])
+    assert (run.exit_code, run.logs) == (2, ("sh: 1: x: is read only",))
+    for script, expected in (("readonly x; : ${x:=1}; echo never", ("x: readonly variable",)),
+                             ("declare -n a=b b=a; : ${a:=1}; echo never",
+                              ("warning: a: circular name reference",) * 2)):
+        run = interpret(["bash", "-c", script])  # ``bash -c``'s status; ``--posix``'s is 127
+        assert (run.exit_code, run.logs) == (1, tuple(f"bash: line 1: {line}" for line in expected))
 
 
 _NAMES = st.sampled_from(["x", "y", "r", "s"])
