@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_positional import is_bash
-from kbatch.sim.shell_vars import ReadonlyError, assign, lookup
+from kbatch.sim.shell_vars import ReadonlyError, assign, lookup, plain
 
 __all__ = ["ArithError", "evaluate", "truncating_div", "truncating_mod", "wrap64"]
 
@@ -126,7 +126,8 @@ class _Parser:
         self.pos += 1
 
     def variable(self, name: str) -> int:
-        raw = (self.scope.get(name, "") if "[" not in name else lookup(self.scope, name) or "").strip()
+        scope = self.scope
+        raw = (scope.get(name, "") if plain(scope, name) else lookup(scope, name) or "").strip()
         if not raw:
             return 0
         body = raw[1:] if raw[0] in "+-" else raw
@@ -135,7 +136,7 @@ class _Parser:
 
     def store(self, name: str, value: int) -> None:
         """``name`` (bash: perhaps an array element, ``seen[$k]``) becomes ``value``."""
-        if "[" not in name:
+        if plain(self.scope, name):
             self.scope[name] = str(value)
             return
         try:

@@ -14,8 +14,9 @@ assignment words of a command (:mod:`kbatch.sim.shell_vars` keeps the variables)
   neither): the attributes (``+x`` takes one away), an integer's value arithmetic, ``-a`` / ``-A`` an
   indexed / associative array (``declare -A m=([k]=v)``); in a function a name is the call's own
   unless ``-g``; ``-p`` prints each as bash does (``declare -ai n=([0]="1")``, ``declare -A
-  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` / ``-F`` (functions)
-  print nothing here.
+  m=([k]="v" )``; ``NAME: not found``, status 1, for an unset one); ``-f`` prints the functions
+  as bash does (:mod:`kbatch.sim.shell_print`), ``-F`` their names (``declare -f NAME``); ``-n``
+  makes a name reference (:mod:`kbatch.sim.shell_nameref`).
 * ``local [OPTIONS] NAME[=V]…`` (dash, bash): as ``declare`` in the running function. As dash,
   ``local X`` keeps the value ``X`` had; bash (``bash -c``) unsets it. Outside a function dash ends
   the script (``sh: local: not in a function``, 2); bash answers 1 and goes on.
@@ -30,15 +31,19 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_nameref import bad_reference, circular, declared_name, local_name, unset_target
+from kbatch.sim.shell_print import function_text
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_run import Shell
 from kbatch.sim.shell_trace import bash_quote
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
+    CircularReference,
     ReadonlyError,
     assign,
     attributes,
+    deref,
     drop,
     is_assoc,
     plain,
@@ -54,7 +59,7 @@ _WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DO
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
 _COMPOUND = re.compile(r"^\s*(declare|typeset|local|export|readonly)((?:\s+[-+][A-Za-z]+)*)\s+"
                        r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
-_FLAGS = "aAirxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
+_FLAGS = "aAinrxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
 _UNEXPORTED = "-"  # an attribute letter: an environment variable ``export -n`` took the export from
 Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
 
@@ -91,6 +96,8 @@ def _assign(shell: Shell, scope: MutableMapping[str, str], target: str, value: s
     except ArithError as error:
         _fail(shell, f"sh: arithmetic expression: {error}", 2 if not shell.bash else 1, not shell.bash)
         return False
+    except CircularReference as error:
+        return circular(shell, target.partition("[")[0], builtin, error.warn)
     return True
 
 
@@ -124,21 +131,31 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
     on, off, operands = _options(args)
     shell.status = 0
     if "f" in on or "F" in on:
+        _functions(shell, operands, "F" in on)
         return
     if "p" in on:
         _print(shell, operands, scope, builtin, on.replace("p", ""))
         return
     local = builtin == "local" or (builtin in ("declare", "typeset") and bool(shell.frames) and "g" not in on)
-    if local and not _localize(shell, operands, scope):
+    if local and not _localize(shell, operands, scope, "n" in on + off):
         return
     letters = "".join(ch for ch in on if ch in _FLAGS and ch != "r")
     for operand in operands:
         found = _WORD.match(operand)
         name = (found.group(1) if found else operand).partition("[")[0]
+        if found is None and (name := declared_name(shell, scope, name, on + off, builtin)) is None:
+            continue
         if "r" in attributes(scope, name) and (found or off or letters):
             _refuse(shell, name, builtin)
             if shell.exited:
                 return
+            continue
+        if "n" in letters and found is not None:  # ``declare -n r=x``: the reference itself is set
+            if (message := bad_reference(name, found.group(3))) is not None:
+                _fail(shell, f"bash: {builtin}: {message}", 1, False)
+                continue
+            set_attributes(scope, name, letters, off + DECLARED)
+            scope[name] = found.group(3)
             continue
         set_attributes(scope, name, letters + ("" if found or name in scope else DECLARED), off)
         if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
@@ -150,7 +167,20 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
             set_attributes(scope, name, "r")
 
 
-def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]) -> bool:
+def _functions(shell: Shell, names: list[str], names_only: bool) -> None:
+    """``declare -f [NAME…]``: each function (sorted) as bash prints it (:mod:`kbatch.sim.shell_print`),
+    ``-F`` its name alone (``declare -f NAME`` without operands); status 1 when a NAME is no function
+    (bash ``builtins/declare.def``)."""
+    for name in names or sorted(shell.functions):
+        if name not in shell.functions:
+            shell.status = 1
+        elif names_only:
+            shell.out(f"{'' if names else 'declare -f '}{name}\n")
+        else:
+            shell.out(function_text(name, shell.functions[name]) + "\n")
+
+
+def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str], reference: bool) -> bool:
     """The operands' names become the running call's own (their state put back when it returns)."""
     if not shell.frames:
         if shell.bash:
@@ -161,6 +191,8 @@ def _localize(shell: Shell, operands: list[str], scope: MutableMapping[str, str]
     frame = shell.frames[-1]
     for operand in operands:
         name = operand.partition("=")[0].partition("[")[0].rstrip("+")
+        if not reference:  # ``local r`` of a reference: the variable it names becomes the call's own
+            name = local_name(scope, name)
         if name not in frame:
             frame[name] = snapshot(scope, name)
             if shell.bash and "=" not in operand:
@@ -245,6 +277,7 @@ def _mark(shell: Shell, args: list[str], scope: MutableMapping[str, str], builti
         if found is not None and not _assign(shell, scope, name, found.group(3), found.group(2) == "+",
                                              builtin):
             return
+        name = deref(scope, name)  # ``export r`` of a reference exports its variable
         if "n" in on:
             set_attributes(scope, name, _UNEXPORTED if name in shell.environ else "", remove=letter)
         else:
@@ -263,6 +296,11 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             continue
         name, subscript = found.groups()
         try:
+            if "n" not in on:  # ``unset r`` unsets the variable a reference names; ``unset -n r`` it
+                name, _, rest = unset_target(shell, scope, name).partition("[")
+                subscript = rest[:-1] if rest else subscript
+            elif "n" not in attributes(scope, name):  # ``unset -n x`` of no reference: nothing
+                continue
             if subscript is not None:
                 unset_element(scope, name, subscript)
             elif "r" in attributes(scope, name):

@@ -27,7 +27,7 @@ from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
-from kbatch.sim.shell_vars import ARRAY_KEY, is_assoc, subscripts
+from kbatch.sim.shell_vars import ARRAY_KEY, deref, is_assoc, lookup, subscripts
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
@@ -58,6 +58,7 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     word), ``${NAME[@]}`` / ``${NAME[*]}`` (every element; ``"${NAME[@]}"`` a field each) and
     ``${#NAME[@]}`` (how many)."""
     count, name, index = found.groups()
+    name = deref(scope, name)
     if index in ("@", "*"):
         values = [_element(scope, name, sub) for sub in subscripts(scope, name)]
         return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
@@ -76,7 +77,7 @@ def _names(found: re.Match[str], scope: MutableMapping[str, str], double: bool, 
     that start with ``prefix``, sorted), as ``$@`` / ``$*`` expand (bash(1) "Parameter Expansion")."""
     name, which = found.groups()
     if found.re is _SUBSCRIPTS:
-        values = subscripts(scope, name)
+        values = subscripts(scope, deref(scope, name))
     else:
         values = sorted(key for key in scope if key.startswith(name) and _VARIABLE.fullmatch(key))
     return _every(values, which == "*", double, fields, scope.get("IFS"))
@@ -227,7 +228,7 @@ def _dollar(text: str, pos: int, scope: MutableMapping[str, str], status: int,
     if found is None:
         return "$", pos + 1
     name = found.group(3) or found.group(1) or found.group(2)
-    value = special(name, scope, status) if found.group(3) else scope.get(name)
+    value = special(name, scope, status) if found.group(3) else lookup(scope, name)
     if value is None and nounset:
         raise ParamError(f"{name}: parameter not set")
     return value or "", found.end()

@@ -11,7 +11,9 @@ POSIX "Shell Command Language" 2.6.2 (XCU), as dash and bash do them:
   matching ``pat`` removed; ``${P%pat}`` / ``${P%%pat}``: the same for a suffix. ``pat`` is a
   pattern (2.13) matched as ``case`` matches (:func:`fnmatch.fnmatchcase`); its quoted parts are
   literal (:func:`kbatch.sim.shell_expand.dequote` with ``as_pattern``), and ``*`` matches ``/``.
-* bash's ``${!P}`` (the parameter ``P``'s value names), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
+* bash's ``${P@Q}`` and the other transformations :mod:`kbatch.sim.shell_transform` models.
+* bash's ``${!P}`` (the parameter ``P``'s value names; of a name reference, the name it refers
+  to), ``${P^^}`` / ``${P,,}`` / ``${P^}`` / ``${P,}``
   (case modification, optionally of the characters matching a pattern: ``${P^^[ab]}``).
 * bash's ``${P:off}`` / ``${P:off:len}`` (arithmetic; a negative offset counts from the end and
   needs a space or parentheses, ``${P: -2}``; a negative length is an end offset from the end) and
@@ -32,8 +34,10 @@ from collections.abc import Callable, MutableMapping
 from typing import Literal
 
 from kbatch.sim.shell_arith import evaluate
-from kbatch.sim.shell_positional import special
+from kbatch.sim.shell_positional import is_bash, special
 from kbatch.sim.shell_scan import cuts, region_end
+from kbatch.sim.shell_transform import OPERATORS, transform
+from kbatch.sim.shell_vars import CircularReference, ReadonlyError, assign, attributes, lookup
 
 __all__ = ["Mode", "ParamError", "braced_end", "expand_braced"]
 
@@ -49,7 +53,11 @@ read it again as words (``words``: quoted parts kept, so they are not split into
 
 class ParamError(Exception):
     """``${P?w}`` on an unset ``P`` (or a bad substitution): the message after ``sh: ``; a
-    non-interactive shell exits with status 2 (dash)."""
+    non-interactive shell exits with ``status``, 2 (dash) unless said."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def braced_end(text: str, start: int) -> int:
@@ -66,6 +74,8 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
     if inner.startswith("#") and len(inner) > 1 and _NAME.fullmatch(inner[1:]):
         return str(len(_set(inner[1:], _lookup(inner[1:], scope, status), nounset)))
     if inner.startswith("!") and (named := _NAME.match(inner, 1)) is not None:  # bash's indirection
+        if "n" in attributes(scope, named.group()) and named.end() == len(inner):
+            return _reference(named.group(), scope)
         target = _lookup(named.group(), scope, status) or ""
         if not _NAME.fullmatch(target):
             raise ParamError(f"{target}: invalid variable name" if target else
@@ -78,6 +88,8 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
     value = _lookup(name, scope, status)
     if not rest:
         return _set(name, value, nounset)
+    if len(rest) == 2 and rest[0] == "@" and rest[1] in OPERATORS and is_bash(scope):
+        return transform(name, value, rest[1], scope)
     op = next((o for o in _OPERATORS if rest.startswith(o)), None)
     if op is None:
         raise ParamError("Bad substitution")
@@ -95,7 +107,16 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
 
 
 def _lookup(name: str, scope: MutableMapping[str, str], status: int) -> str | None:
-    return special(name, scope, status) if not name[0].isalpha() and name[0] != "_" else scope.get(name)
+    return special(name, scope, status) if not name[0].isalpha() and name[0] != "_" else lookup(scope, name)
+
+
+def _reference(name: str, scope: MutableMapping[str, str]) -> str:
+    """bash's ``${!REF}`` of a name reference: the name it refers to (bash(1) "PARAMETERS"); an
+    unset reference is an indirect expansion of nothing."""
+    value = scope.get(name)
+    if not value:
+        raise ParamError(f"{name}: invalid indirect expansion")
+    return value
 
 
 def _set(name: str, value: str | None, nounset: bool) -> str:
@@ -124,8 +145,23 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
     if kind == "=":
         if not name[0].isalpha() and name[0] != "_":
             raise ParamError(f"{name}: cannot assign in this way")
-        scope[name] = result
+        _assign(scope, name, result)
+        return lookup(scope, name) or ""
     return result
+
+
+def _assign(scope: MutableMapping[str, str], name: str, value: str) -> None:
+    """``${P:=w}``'s assignment, ``P``'s attributes honoured; a read-only ``P`` ends the script
+    (dash: ``P: is read only``, 2; bash: ``P: readonly variable``, 1), as does a circular name
+    reference (bash's warning, 1)."""
+    try:
+        assign(scope, name, value)
+    except ReadonlyError:
+        if is_bash(scope):
+            raise ParamError(f"{name}: readonly variable", 1) from None
+        raise ParamError(f"{name}: is read only") from None
+    except CircularReference:
+        raise ParamError(f"warning: {name}: circular name reference", 1) from None
 
 
 def _case(value: str, op: str, pattern: str) -> str:

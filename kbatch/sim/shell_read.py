@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from kbatch.sim.shell_expand import ARRAY_KEY, array_keys, split_fields
 from kbatch.sim.shell_input import Input
+from kbatch.sim.shell_vars import deref
 
 __all__ = ["ReadError", "read_input"]
 
@@ -144,7 +145,7 @@ def read_input(args: list[str], scope: MutableMapping[str, str], stdin: Input,
     else:
         fields = _fields(text, ifs, len(names))
     for name, value in zip(names, fields, strict=True):
-        scope[name] = _plain(value)
+        scope[deref(scope, name)] = _plain(value)  # a name reference's variable (bash(1) "PARAMETERS")
     return 0 if complete else 1
 
 

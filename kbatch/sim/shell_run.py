@@ -63,7 +63,7 @@ from kbatch.sim.shell_syntax import (
     split_pipeline,
 )
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
-from kbatch.sim.shell_vars import ReadonlyError
+from kbatch.sim.shell_vars import WARNINGS, ReadonlyError
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -595,8 +595,18 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
         shell.error(f"sh: {error}")
+        shell.status, shell.exited = error.status, True
+        return None
+    finally:
+        flush_warnings(shell, scope)
     shell.status, shell.exited = 2, True
     return None
+
+
+def flush_warnings(shell: Shell, scope: MutableMapping[str, str]) -> None:
+    """The warnings an expansion left (a circular name reference's), printed as bash does."""
+    for line in scope.pop(WARNINGS, "").splitlines():
+        shell.error(f"bash: {line}")
 
 
 def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> str | None:

@@ -5,14 +5,17 @@ exported, read-only, lower and upper case (bash(1) "PARAMETERS", "Arrays", ``dec
 Everything lives in the one mapping of variables, so that a subshell's copy has it and a loop that
 changes it changes its state (:meth:`kbatch.sim.shell_run.Shell.fingerprint`), under keys no
 variable name can take: ``=@NAME`` the attribute letters as ``declare`` writes them (``i``, ``a``,
-``A``, ``x``, ``r``, ``l``, ``u``; :data:`DECLARED` for a name declared and not assigned since:
+``A``, ``n``, ``x``, ``r``, ``l``, ``u``; :data:`DECLARED` for a name declared and not assigned since:
 ``declare x``, ``declare -a a``), ``=[NAME`` an associative array's keys in the order they were
 added, ``NAME[SUB]`` an element (``NAME`` is also element 0 / key ``0``, as bash's ``$NAME`` is
 ``${NAME[0]}``).
 
 :func:`assign` is the assignment of a word (``NAME=V``, ``NAME+=V``, ``NAME[SUB]=V``): an integer
 variable's value is arithmetic (``declare -i n; n=2+3`` is 5; ``+=`` adds), a read-only one
-refuses (:class:`ReadonlyError`), ``+=`` appends to a string or to element 0. An associative
+refuses (:class:`ReadonlyError`), ``+=`` appends to a string or to element 0. A name reference
+(``declare -n r=x``, attribute ``n``) stands for the variable its value names: :func:`deref` is the
+name reads and assignments use (bash(1) "PARAMETERS"; ``variables.c`` ``find_variable_nameref``:
+a chain longer than ``NAMEREF_MAX``, 8, is a circular one, :class:`CircularReference`). An associative
 array's subscript is a string; an indexed one's arithmetic. :func:`subscripts` lists an array's
 subscripts in bash's order: an indexed array's by index, an associative array's as bash 5.2's hash
 table holds them (``hashlib.c``: FNV-1 of the key over 1024 buckets, a new key first in its bucket,
@@ -25,12 +28,16 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, MutableMapping
 
-__all__ = ["ARRAY_KEY", "DECLARED", "ReadonlyError", "assign", "attributes", "drop", "is_assoc", "lookup",
-           "plain", "set_attributes", "snapshot", "subscripts", "unset_element"]
+__all__ = ["ARRAY_KEY", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError", "assign", "attributes",
+           "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes", "snapshot", "subscripts",
+           "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
 DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
+WARNINGS = "=~"
+"""The key of the warnings an expansion left for the shell to print (a circular name reference's)."""
+_NAMEREF_MAX = 8
 _SEP = "\x1f"
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$", re.DOTALL)
@@ -42,8 +49,43 @@ def evaluate(text: str, scope: MutableMapping[str, str], bash: bool = True) -> i
     return arithmetic(text, scope, bash)
 
 
+class CircularReference(Exception):
+    """A name reference whose chain comes back to itself (``warn``: bash warns) or is longer than
+    bash follows (it fails silently)."""
+
+    def __init__(self, name: str, warn: bool) -> None:
+        super().__init__(name)
+        self.warn = warn
+
+
+def deref(scope: MutableMapping[str, str], name: str, reading: bool = True) -> str:
+    """The name ``name`` stands for: itself, or the end of its chain of name references (which may be
+    ``NAME[SUB]``; a reference with no value yet is itself). A chain that comes back to ``name``
+    or to the reference before (bash warns) or passes more than ``NAMEREF_MAX`` references: when
+    ``reading``, the warning left under :data:`WARNINGS` and a name no variable has (the value is
+    empty); else :class:`CircularReference`. ``NAME[SUB]``: ``NAME``'s reference with that
+    subscript."""
+    element = _ELEMENT.match(name) if "[" in name else None
+    if element is not None:
+        base = deref(scope, element.group(1), reading)
+        return base if "[" in base else ARRAY_KEY.format(base, element.group(2))
+    first, level = name, 0
+    while _ATTRS + name in scope and "n" in scope[_ATTRS + name] and scope.get(name):
+        level += 1
+        warn = scope[name] in (first, name)
+        if warn or level > _NAMEREF_MAX:
+            if not reading:
+                raise CircularReference(first, warn)
+            if warn:
+                scope[WARNINGS] = scope.get(WARNINGS, "") + f"warning: {first}: circular name reference\n"
+            return "=~" + first  # no variable's key
+        name = scope[name]
+    return name
+
+
 def lookup(scope: MutableMapping[str, str], target: str) -> str | None:
     """The value of ``NAME[SUB]`` (an element) or ``NAME``; None when unset."""
+    target = deref(scope, target)
     element = _ELEMENT.match(target)
     if element is None:
         return scope.get(target)
@@ -119,7 +161,8 @@ def _value(scope: MutableMapping[str, str], name: str, value: str, append: str |
 def assign(scope: MutableMapping[str, str], target: str, value: str, append: bool = False) -> None:
     """``target=value`` (``target+=value`` when ``append``); ``target`` a name or ``NAME[SUB]``.
     Raises :class:`ReadonlyError` and, for an integer variable's value or an index,
-    :class:`~kbatch.sim.shell_arith.ArithError`."""
+    :class:`~kbatch.sim.shell_arith.ArithError`, :class:`CircularReference`."""
+    target = deref(scope, target, reading=False)
     element = _ELEMENT.match(target)
     name = element.group(1) if element else target
     letters = attributes(scope, name)
