@@ -16,9 +16,12 @@ An object whose fields were never recorded gets them attributed to ``before-firs
 first apply (:mod:`.plan`). The hook runs before every other admission plugin, on the defaulted
 object: as upstream's handlers record the request's manager before mutating admission
 (``handlers/create.go``, ``update.go``), the writer owns the defaults but not what admission plugins
-add (DefaultTolerationSeconds' tolerations). A write that sends ``managedFields`` replaces them (a
-single empty entry, ``[{}]``, clears them), as upstream; one that leaves them out keeps the stored
-ones.
+add (DefaultTolerationSeconds' tolerations). A tracked write starts from the ``managedFields`` it
+carries (:mod:`.carried`, upstream's ``decodeLiveOrNew``): ``[]`` or ``[{}]`` start from nothing, a
+list with an entry that does not decode is ignored, a write that leaves them out (or writes a
+subresource) starts from the stored ones; then the writer's own entry is added. A write that carries
+``managedFields`` is tracked whoever makes it, creates included: the in-process writer without a named
+manager is recorded as its component (``user_agent``) or ``kbatch``.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.base import format_time
 from kbatch.api.meta import ManagedFieldsEntry, Resource
 from kbatch.apiserver.admission import AdmissionRequest
+from kbatch.apiserver.apply.carried import starting_entries
 from kbatch.apiserver.apply.fieldset import members
 from kbatch.apiserver.apply.managed import UPDATE, Entry, cap_update_managers, decode_entries, encode_entries
 from kbatch.apiserver.identities import user_agent
@@ -100,18 +104,12 @@ class FieldTracker:
               format_time(self._server.timestamp()))
 
 
-def _is_reset(entries: list[ManagedFieldsEntry] | None) -> bool:
-    return entries is not None and len(entries) == 1 and not entries[0].model_fields_set
-
-
 def track(obj: Resource, old: Resource | None, manager: str, subresource: str, now: str) -> None:
     """Record ``manager``'s write of ``obj`` over ``old`` in ``obj.metadata.managedFields``."""
     meta = obj.metadata
-    if _is_reset(meta.managed_fields):
-        meta.managed_fields = None
-        return
-    source = meta.managed_fields or (old.metadata.managed_fields if old is not None else None)
-    entries = decode_entries([e.to_dict() for e in source or ()])
+    carried = None if meta.managed_fields is None else [e.to_dict() for e in meta.managed_fields]
+    stored = [e.to_dict() for e in old.metadata.managed_fields or ()] if old is not None else None
+    entries = decode_entries(starting_entries(carried, stored, subresource))
     info = type(obj).api_info
     skip = frozenset({"status"} if not subresource else {"spec"})
     before = members(_doc(old), kind=info.group_kind, skip=skip) if old is not None else {}
