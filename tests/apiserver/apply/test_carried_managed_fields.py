@@ -21,10 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.api.base import format_time
+from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import ConfigMap
+from kbatch.api.frozen import edit
+from kbatch.api.meta import ManagedFieldsEntry
 from kbatch.apiserver.apply.carried import decodes, is_reset, starting_entries
 from kbatch.apiserver.apply.tracking import field_manager
 from tests.apiserver.apply.conftest import make_apiserver
+from tests.apiserver.apply.test_apply_examples import job
 from tests.cli.runners import ROOT
 
 ENTRY = {"manager": "foo", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1",
@@ -152,3 +156,17 @@ def test_any_valid_set_sent_on_create_is_kept_with_the_writer_merged(
     order = sorted(expected.items(), key=lambda kv: (kv[0][1], kv[1][0], kv[0][0]))  # upstream's sort
     assert [(e["manager"], e["operation"], e["time"], e["fieldsV1"]) for e in _wire(out)] == [
         (m, op, t, _trie(paths)) for (m, op), (t, paths) in order]
+
+
+def test_a_status_write_never_sets_them() -> None:
+    # decodeLiveOrNew(ignoreManagedFieldsFromRequestObject): a subresource write starts from the stored ones
+    api = make_apiserver()
+    api.apply(job(), field_manager="alice")
+    current = edit(api.get(Job, "j", "default"))
+    stored = _wire(current)
+    current.metadata.managed_fields = [ManagedFieldsEntry.model_validate({**ENTRY, "manager": "intruder"})]
+    current.status.active = 1
+    with field_manager("ctl"):
+        out = api.update_status(current)
+    assert [e for e in _wire(out) if e["manager"] != "ctl"] == stored
+    assert [e["fieldsV1"] for e in _wire(out) if e["manager"] == "ctl"] == [{"f:status": {"f:active": {}}}]
