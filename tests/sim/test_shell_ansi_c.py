@@ -23,7 +23,7 @@ _DASH = tuple(shell for shell in SHELLS if shell == "dash")
     r"""case $'a\tb' in $'a\tb') echo tab;; *) echo no;; esac; for w in $'1\n2' x; do echo "[$w]"; done""",
     r"""v=$'x\ny'; echo "$v"; echo $'one;two' $'(p)' $'&' $'|'; # $'comment\n'""",
     r"""read -r a <<< $'in\tput'; echo "[$a]"; f() { echo $'f\x21'; }; f; echo "$(echo $'sub\x21')" """,
-    r"""P='a\tb\x41\101\c?\0hidden'; printf '%q\n' "${P@E}"; Q='no escapes'; echo "${Q@E}" "[${u@E}]" """,
+    r"""P='a\tb\x41\101\c?\0hidden'; printf '%q\n' "${P@E}"; Q='no escapes'; echo "${Q@E}" "[${u@E}]" """,    "cat <<EOF\n$'a\\tb' \"$'x'\"\nEOF\necho $'\\x41'",  # a here-document's body keeps it
 ])
 def test_ansi_c_words_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
