@@ -5,7 +5,7 @@ and reads a ``$`` before a single-quoted string."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kbatch.sim.shell_ansi_c import ansi_c_words, decode
@@ -23,7 +23,8 @@ _DASH = tuple(shell for shell in SHELLS if shell == "dash")
     r"""case $'a\tb' in $'a\tb') echo tab;; *) echo no;; esac; for w in $'1\n2' x; do echo "[$w]"; done""",
     r"""v=$'x\ny'; echo "$v"; echo $'one;two' $'(p)' $'&' $'|'; # $'comment\n'""",
     r"""read -r a <<< $'in\tput'; echo "[$a]"; f() { echo $'f\x21'; }; f; echo "$(echo $'sub\x21')" """,
-    r"""P='a\tb\x41\101\c?\0hidden'; printf '%q\n' "${P@E}"; Q='no escapes'; echo "${Q@E}" "[${u@E}]" """,    "cat <<EOF\n$'a\\tb' \"$'x'\"\nEOF\necho $'\\x41'",  # a here-document's body keeps it
+    r"""P='a\tb\x41\101\c?\0hidden'; printf '%q\n' "${P@E}"; Q='no escapes'; echo "${Q@E}" "[${u@E}]" """,
+    "cat <<EOF\n$'a\\tb' \"$'x'\"\nEOF\necho $'\\x41'",  # a here-document's body keeps it
 ])
 def test_ansi_c_words_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
@@ -49,8 +50,9 @@ def test_decode_and_words() -> None:
 
 
 _SIMPLE = st.sampled_from([r"\n", r"\t", r"\\", r"\'", r"\"", r"\?", r"\a", r"\b", r"\e", r"\E", r"\f",
-                           r"\r", r"\v", r"\z", r"\8", r"\u", r"\x", r"\c"])
-_HEX = "0123456789abcdefABCDEF"
+                           r"\r", r"\v", r"\z", r"\8", r"\u", r"\c"])
+_HEX = "0123456789abcdefABCDEF"  # no plain character below is one, nor an octal digit (a byte
+# past ASCII, from ``\\x`` or ``\\nnn`` running on into it, is no text to compare)
 
 
 def _octal(text: str) -> bool:
@@ -65,12 +67,13 @@ _ESCAPE = st.one_of(
     st.text(_HEX, min_size=1, max_size=8).map(lambda d: "\\U" + d),
     st.sampled_from("aZ@?[]^_ 1").map(lambda c: "\\c" + c),
 )
-_BODY = st.lists(st.one_of(_ESCAPE, st.sampled_from(list("aZ 7$*\"`;|&()"))), max_size=6).map("".join)
+_BODY = st.lists(st.one_of(_ESCAPE, st.sampled_from(list("qZ $*\"`;|&()"))), max_size=6).map("".join)
 
 
 @settings(max_examples=60, deadline=None)
 @given(_BODY, _BODY)
 def test_generated_ansi_c_words_agree_with_bash(first: str, second: str) -> None:
+    assume(not any(k in first + " " + second for k in ("$$", "$(")))  # Kubernetes expands these first
     agree(f"printf '%q\\n' $'{first}' x$'{second}'y; v=$'{first}'$'{second}'; echo \"${{#v}}\"", _BASH,
           as_bash=True)
 
@@ -79,4 +82,5 @@ def test_generated_ansi_c_words_agree_with_bash(first: str, second: str) -> None
 @given(_BODY)
 def test_generated_escapes_transform_as_bash_does(body: str) -> None:
     value = "'" + body.replace("'", "'\\''") + "'"
+    assume("$$" not in value and "$(" not in value)
     agree(f"P={value}; printf '%q\\n' \"${{P@E}}\"", _BASH, as_bash=True)

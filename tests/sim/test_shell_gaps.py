@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tests.sim.real_shell import agree
+from tests.sim.real_shell import SETUP, agree
 
 _BASH = ("bash",)
 
@@ -24,6 +24,12 @@ _BASH = ("bash",)
     'f() { eval "return 3"; echo never; }; f; echo "rc $?"',
 ])
 def test_eval_agrees(script: str) -> None:
+    agree(script)
+
+
+@pytest.mark.parametrize("script", ["[ ! = ! ]; echo $?; [ '!' != x ]; echo $?; [ ! -eq 1 ] 2>/dev/null; echo $?",
+                                    "[ ! ! = x ]; echo $?; test ! = !; echo $?"])
+def test_a_binary_test_of_bang_agrees(script: str) -> None:
     agree(script)
 
 
@@ -72,7 +78,7 @@ def test_generated_eval_quoting_agrees(word: str) -> None:
     shell would give the word written in the script."""
     held = "'" + word.replace("'", "'\\''") + "'"
     assume("$$" not in held)  # Kubernetes makes ``$$`` in a container's command ``$`` first
-    agree(f"s={held}; eval \"w=$s\"; printf '[%s]\\n' \"$w\"; eval \"printf '<%s>' $s\"; echo")
+    agree(f"{SETUP}s={held}; eval \"w=$s\"; printf '[%s]\\n' \"$w\"; eval \"printf '<%s>' $s\"; echo")
 
 
 @settings(max_examples=40, deadline=None)
