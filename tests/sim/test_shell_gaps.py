@@ -27,8 +27,10 @@ def test_eval_agrees(script: str) -> None:
     agree(script)
 
 
-@pytest.mark.parametrize("script", ["[ ! = ! ]; echo $?; [ '!' != x ]; echo $?; [ ! -eq 1 ] 2>/dev/null; echo $?",
-                                    "[ ! ! = x ]; echo $?; test ! = !; echo $?"])
+@pytest.mark.parametrize("script", [
+    "[ ! = ! ]; echo $?; [ '!' != x ]; echo $?; [ ! -eq 1 ] 2>/dev/null; echo $?",
+    "[ ! ! = x ]; echo $?; test ! = !; echo $?",
+])
 def test_a_binary_test_of_bang_agrees(script: str) -> None:
     agree(script)
 
