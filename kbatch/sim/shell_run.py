@@ -626,17 +626,20 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
 def run_eval(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     """XCU ``eval``: the operands, joined by spaces, read again as commands and run in the shell
     itself (their assignments, ``cd`` and definitions stay), with the command's standard input;
-    the status is the last command's, 0 when there is none. Text with a command the runner does
+    the status is the last command's, 0 when there is none (``bash -c`` traces them after one more
+    ``PS4`` character, ``++``, as it does a substitution's). Text with a command the runner does
     not model makes the script "anything else", as a ``for`` over unmodelled words does."""
     text = " ".join(args)
     nodes = parse_script(text, shell.bash)
     if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
         raise _Unmodelled(text)
     outer, shell.stdin, shell.status = shell.stdin, stdin, 0
+    shell.trace_depth += shell.bash  # bash's ``set -x`` marks the eval'd commands a level deeper
     try:
         run_nodes(shell, nodes, scope)
     finally:
         shell.stdin = outer
+        shell.trace_depth -= shell.bash
 
 
 def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:

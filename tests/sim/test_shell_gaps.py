@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tests.sim.real_shell import SETUP, agree
+from tests.sim.real_shell import SETUP, SHELLS, agree
 
 _BASH = ("bash",)
 
@@ -33,6 +33,12 @@ def test_eval_agrees(script: str) -> None:
 ])
 def test_a_binary_test_of_bang_agrees(script: str) -> None:
     agree(script)
+
+
+@pytest.mark.parametrize("as_bash", [False, True])
+def test_eval_traces_as_each_shell_does(as_bash: bool) -> None:
+    agree('set -x; eval "a=1; echo \\$a $(echo s)"; f() { eval "echo in"; }; f',
+          ("bash",) if as_bash else tuple(s for s in SHELLS if s == "dash"), as_bash=as_bash)
 
 
 def test_eval_of_a_quoted_value_gives_it_back() -> None:
