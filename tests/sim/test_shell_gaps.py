@@ -58,6 +58,22 @@ def test_case_inside_a_subshell_agrees(script: str) -> None:
     agree(script)
 
 
+_ARM = st.tuples(st.lists(st.sampled_from(["a", "b", "*", "[ab]", "c|a"]), min_size=1, max_size=2),
+                 st.booleans(), st.sampled_from(["echo X", "(echo X)", "case Y in Y) echo X;; esac", "true"]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from("abc"), st.lists(_ARM, min_size=1, max_size=3),
+       st.sampled_from(["( {} )", "echo \"$({})\""]))
+def test_generated_case_inside_a_subshell_agrees(word: str, arms: list[tuple[list[str], bool, str]],
+                                                 wrapper: str) -> None:
+    """A ``case`` with generated arms (``(PAT)`` or ``PAT)``; bodies that nest subshells and another
+    ``case``) inside ``( … )`` or ``$( … )``, then a command after it."""
+    text = " ".join(f"{'(' if paren else ''}{'|'.join(pats)}) {body.replace('X', str(k))};;"
+                    for k, (pats, paren, body) in enumerate(arms))
+    agree(f"{SETUP}{wrapper.format(f'case {word} in {text} esac')}; echo after $?")
+
+
 @pytest.mark.parametrize("script", [
     "f() { (sleep 0.2; echo one) & echo two; wait; }; f; echo done",
     "f() { sleep 0 & echo two; wait; }; f; echo done",
