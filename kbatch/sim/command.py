@@ -196,6 +196,6 @@ def unmodelled_command(argv: Sequence[str]) -> str | None:
         script = _shell_script(words[1:])
         if script is None:
             return " ".join(words)
-        nodes = parse_script(script)
+        nodes = parse_script(script, bash=words[0].endswith("bash"))
         return script.strip() if nodes is None else first_unmodelled(nodes)
     return None if modelled(words) else " ".join(words)

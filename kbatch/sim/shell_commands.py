@@ -28,7 +28,7 @@ from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_let import run_let
 from kbatch.sim.shell_printf import printf
 from kbatch.sim.shell_read import ReadError, read_input
-from kbatch.sim.shell_run import MAX_LOG_LINES, Shell
+from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, run_eval
 from kbatch.sim.shell_text import FILTERS, run_filter
 from kbatch.sim.signals import signal_name
 
@@ -279,6 +279,6 @@ COMMANDS: dict[str, Command] = {
     "exit": _exit, "true": _status(0), ":": _status(0), "false": _status(1), "echo": _echo,
     "wait": _wait, "cd": _cd, "pwd": _pwd, "let": run_let, "cat": _cat, "ls": _ls, "touch": _touch,
     "mkdir": _mkdir, "rm": _rm, "trap": _trap, "printf": _printf, "read": _read, "tee": _tee,
-    "yes": _yes, **FUNCTION_COMMANDS, **DECLARE_COMMANDS, **ENV_COMMANDS,
+    "yes": _yes, "eval": run_eval, **FUNCTION_COMMANDS, **DECLARE_COMMANDS, **ENV_COMMANDS,
     **{name: _filter(name) for name in sorted(FILTERS)},
 }

@@ -48,6 +48,9 @@ def condition_status(argv: list[str], files: FileTest | None = None) -> int:
 
 
 def _evaluate(args: list[str], glob: bool, files: FileTest | None) -> int:
+    if len(args) == 3 and (args[1] in _INT_OPS or args[1] in ("=", "==", "!=")):
+        return _binary(args[0], args[1], args[2], glob)  # XCU ``test``, 3 arguments: a binary
+        # primary in the middle comes before a ``!`` first (``[ ! = ! ]`` compares)
     if args[:1] == ["!"]:
         inner = _evaluate(args[1:], glob, files)
         return inner if inner == 2 else 1 - inner

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ansi_c_quote", "printf", "shell_quote"]
+__all__ = ["ansi_c_quote", "hex_escape", "printf", "shell_quote"]
 
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(.?)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "r": "\r",
@@ -187,7 +187,7 @@ def _escape(text: str, pos: int, in_format: bool, escaped: str = "", bash: bool 
         return _SIMPLE_ESCAPES[nxt], pos + 2
     if bash and (hexed := _HEX.match(text, pos)) is not None:
         kind, digits = (group for group in hexed.groups() if group is not None)
-        return _hex_escape(kind, digits), hexed.end()
+        return hex_escape(kind, digits), hexed.end()
     if nxt and nxt in escaped:
         return nxt, pos + 2
     start = pos + 1 + (1 if not in_format and nxt == "0" else 0)
@@ -202,7 +202,7 @@ def _escape(text: str, pos: int, in_format: bool, escaped: str = "", bash: bool 
 _HEX = re.compile(r"\\(?:(x)([0-9A-Fa-f]{1,2})|(u)([0-9A-Fa-f]{1,4})|(U)([0-9A-Fa-f]{1,8}))")
 
 
-def _hex_escape(kind: str, digits: str) -> str:
+def hex_escape(kind: str, digits: str) -> str:
     """bash's ``\\xHH`` (a byte: one or two hex digits), ``\\uHHHH`` and ``\\UHHHHHHHH`` (a
     character: up to four / eight), as its ``printf`` builtin reads them in the C locale (bash(1)
     "SHELL BUILTIN COMMANDS" ``printf``, ``echo``'s escapes): a character past ASCII cannot be

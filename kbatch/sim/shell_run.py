@@ -300,7 +300,7 @@ def run_script(script: str, env: dict[str, str], default: float, files: FilesFac
     with ``stop``, the run the stop signal interrupts. ``bash``: run by ``bash -c`` (its trace,
     ``$-`` and arithmetic operators; the rest is the same). The shell sets ``PWD`` to its
     directory (XCU ``cd``, 2.5.3)."""
-    nodes = parse_script(script)
+    nodes = parse_script(script, bash)
     if nodes is None:
         return ContainerRun(default, 0)
     shell = Shell(default, _Files(files), stop=stop)
@@ -328,7 +328,7 @@ def run_exit_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
     action = shell.traps.pop("EXIT", "")
     if not action or shell.signalled:
         return
-    nodes = parse_script(action)
+    nodes = parse_script(action, shell.bash)
     if nodes is None:
         return
     status, shell.exited, shell.trap_status = shell.status, False, shell.status
@@ -343,7 +343,7 @@ def _run_trap(shell: Shell, scope: MutableMapping[str, str]) -> None:
     ``trap``), and ``exit`` without an operand in it exits with the status before it."""
     assert shell.stop is not None
     shell.pending = False
-    nodes = parse_script(shell.traps.get(shell.stop.name, ""))
+    nodes = parse_script(shell.traps.get(shell.stop.name, ""), shell.bash)
     if nodes is None:
         return
     status = shell.trap_status = shell.status
@@ -611,7 +611,7 @@ def flush_warnings(shell: Shell, scope: MutableMapping[str, str]) -> None:
 
 def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> str | None:
     """``$( … )``: the subshell's standard output, when every command in it is modelled."""
-    nodes = parse_script(script)
+    nodes = parse_script(script, shell.bash)
     if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
         return None
     sub = shell.subshell(capture=True)
@@ -621,6 +621,25 @@ def _substitute(shell: Shell, script: str, scope: MutableMapping[str, str]) -> s
     shell.spend(sub.duration)
     shell.substituted = sub.status
     return "".join(sub.captured or ())
+
+
+def run_eval(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
+    """XCU ``eval``: the operands, joined by spaces, read again as commands and run in the shell
+    itself (their assignments, ``cd`` and definitions stay), with the command's standard input;
+    the status is the last command's, 0 when there is none (``bash -c`` traces them after one more
+    ``PS4`` character, ``++``, as it does a substitution's). Text with a command the runner does
+    not model makes the script "anything else", as a ``for`` over unmodelled words does."""
+    text = " ".join(args)
+    nodes = parse_script(text, shell.bash)
+    if nodes is None or first_unmodelled(nodes, frozenset(shell.functions)) is not None:
+        raise _Unmodelled(text)
+    outer, shell.stdin, shell.status = shell.stdin, stdin, 0
+    shell.trace_depth += shell.bash  # bash's ``set -x`` marks the eval'd commands a level deeper
+    try:
+        run_nodes(shell, nodes, scope)
+    finally:
+        shell.stdin = outer
+        shell.trace_depth -= shell.bash
 
 
 def run_chain(shell: Shell, chain: Sequence[tuple[str, str]], scope: MutableMapping[str, str]) -> None:

@@ -19,6 +19,7 @@ With ``nest=False`` only quotes and backslashes are read: what is left of an exp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 __all__ = ["COMMENT", "FREE", "QUOTED", "cuts", "region_end", "scan"]
@@ -34,10 +35,13 @@ def scan(text: str, start: int = 0, inside: str = "", comments: bool = False,
     """The characters of ``text`` from ``start``. ``inside``: the closer (``)`` or ``}``) of a
     region the scan begins in; meeting it ends the scan, the closer reported at depth -1."""
     stack = [inside] if inside else []  # the closers of the regions open, ``"`` for double quotes
+    cases = [0] * len(stack)  # in step: the ``case`` commands open in each region
     depth, pos, end = 0, start, len(text)
     while pos < end:
         ch = text[pos]
         top = stack[-1] if stack else ""
+        if nest and top == ")" and ch in "ce" and (found := _case_word(text, pos)):
+            cases[-1] = cases[-1] + 1 if found == "case" else max(0, cases[-1] - 1)
         if ch == "\\" and top != "'":
             yield pos, ch, depth, QUOTED
             if pos + 1 < end:
@@ -50,8 +54,10 @@ def scan(text: str, start: int = 0, inside: str = "", comments: bool = False,
             if ch == '"':
                 if quoted:
                     stack.pop()
+                    cases.pop()
                 else:
                     stack.append('"')
+                    cases.append(0)
                 stop = pos + 1
             else:
                 stop = end if close < 0 else close + 1
@@ -65,13 +71,15 @@ def scan(text: str, start: int = 0, inside: str = "", comments: bool = False,
             if len(opener) == 2:
                 yield pos + 1, text[pos + 1], depth, FREE if not quoted else QUOTED
             stack.append(")" if opener[-1] == "(" else "}" if opener[-1] == "{" else "`")
+            cases.append(0)
             depth += 1
             pos += len(opener)
             continue
         if quoted:
             yield pos, ch, depth, QUOTED
-        elif nest and ch == top:  # ``)``, ``}`` or ````` closing the region it is in
-            stack.pop()
+        elif nest and ch == top and not (ch == ")" and cases[-1]):  # ``)``, ``}`` or ````` closing
+            stack.pop()  # the region it is in (not a ``case`` pattern's ``)``)
+            cases.pop()
             depth -= 1
             yield pos, ch, depth, FREE
             if depth < 0:
@@ -99,6 +107,21 @@ def _opener(text: str, pos: int, top: str, quoted: bool) -> str:
         return ""
     if ch == "(" or (ch == "{" and top == "}"):
         return ch
+    return ""
+
+
+_RESERVED_BEFORE = re.compile(r"(?:^|[\s;&|()])(?:then|do|else|elif|if|while|until|\{|!)[ \t]+$")
+
+
+def _case_word(text: str, pos: int) -> str:
+    """``case`` or ``esac`` when one starts at ``pos`` as a reserved word, in a command's first
+    place (2.4: after an operator, a newline or another reserved word), else ""."""
+    word = text[pos:pos + 4]
+    if word not in ("case", "esac") or text[pos + 4:pos + 5] not in ("", " ", "\t", "\n", ";", "&", "|", ")"):
+        return ""
+    before = text[:pos].rstrip(" \t")
+    if not before or before[-1] in ";&|()\n" or _RESERVED_BEFORE.search(text, max(0, pos - 12), pos):
+        return word
     return ""
 
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import NamedTuple
 
+from kbatch.sim.shell_ansi_c import ansi_c_words
 from kbatch.sim.shell_input import lift_heredocs
 from kbatch.sim.shell_scan import cuts, region_end
 from kbatch.sim.shell_words import (
@@ -164,15 +165,19 @@ class _Unsupported(Exception):
 
 
 @lru_cache(maxsize=256)
-def parse_script(script: str) -> tuple[Node, ...] | None:
+def parse_script(script: str, bash: bool = False) -> tuple[Node, ...] | None:
     """The script as a tree of lists, ``if`` and ``for``; ``None`` when it uses other syntax. The
-    tree is immutable, so the pods of one Job, which run one script, share one reading of it."""
+    tree is immutable, so the pods of one Job, which run one script, share one reading of it.
+    ``bash``: read as bash reads it, its ``$'…'`` words decoded (:mod:`kbatch.sim.shell_ansi_c`)."""
     spans: list[tuple[int, int]] = []
     removed: list[int] = []
+    added: list[int] = []
     joined = join_lines(lift_heredocs(script), removed)
+    if bash:
+        joined = ansi_c_words(joined, removed, added)
     lists = split_script(joined, spans)
     items = _Items((tuple(chain), background) for chain, background in lists)
-    items.lines = _line_numbers(joined, removed, spans)
+    items.lines = _line_numbers(joined, removed, spans, added)
     try:
         body, index = _block(items, 0, frozenset())
     except _Unsupported:
@@ -180,15 +185,16 @@ def parse_script(script: str) -> tuple[Node, ...] | None:
     return tuple(body) if index == len(items) else None
 
 
-def _line_numbers(joined: str, removed: list[int], spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _line_numbers(joined: str, removed: list[int], spans: list[tuple[int, int]],
+                  added: list[int]) -> list[tuple[int, int]]:
     """The lines of the script (1-based) each list's first and last characters are on, ``spans``
     being places in ``joined``, the script with its continuations taken out (``removed``: where):
     one counts as the newline it was (``a \\⏎b`` is on lines 1 and 2: dash names the first, bash
-    the last)."""
+    the last); ``added``: the newlines a decoded ``$'…'`` wrote, which are none of the script's."""
     newlines = [pos for pos, ch in enumerate(joined) if ch == "\n"]
 
     def line(pos: int) -> int:
-        return 1 + bisect_left(newlines, pos) + bisect_right(removed, pos)
+        return 1 + bisect_left(newlines, pos) + bisect_right(removed, pos) - bisect_left(added, pos)
     return [(line(first), line(last)) for first, last in spans]
 
 
@@ -251,9 +257,9 @@ def _strip(items: list[tuple[Chain, bool]], i: int, keyword: str) -> tuple[Chain
         raise _Unsupported(keyword)
     chain, background = items[i]
     rest = _head(items[i])[1].strip()
-    if background:
+    if background and not rest:
         raise _Unsupported("&")
-    if rest:
+    if rest:  # ``{ sleep 1 & …``, ``do sleep 1 & done``: the list goes on, in the background
         items[i] = (((chain[0][0], rest), *chain[1:]), background)
         return items[i][0], i
     if len(chain) > 1:

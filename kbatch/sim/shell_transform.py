@@ -7,20 +7,24 @@
 * ``a``: the attribute letters, in ``declare``'s order; ``A``: an assignment (or ``declare``
   command) that recreates the variable (``x='v'``, ``declare -i n='2'``).
 
-``E`` (backslash escapes as ``$'…'`` reads them) and the transformations of a whole array
-(``${a[@]@Q}``) are not modelled; dash has none of them (``Bad substitution``).
+* ``E``: the value with its backslash escapes decoded as ``$'…'`` decodes them
+  (:func:`kbatch.sim.shell_ansi_c.decode`).
+
+The transformations of a whole array (``${a[@]@Q}``) are not modelled; dash has none of them
+(``Bad substitution``).
 """
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping
 
+from kbatch.sim.shell_ansi_c import decode
 from kbatch.sim.shell_printf import ansi_c_quote
 from kbatch.sim.shell_vars import attributes, deref
 
 __all__ = ["OPERATORS", "transform"]
 
-OPERATORS = frozenset("QUuLaA")
+OPERATORS = frozenset("QEUuLaA")
 _ORDER = "aAinrxlu"  # ``var_attribute_string``'s
 
 
@@ -46,6 +50,8 @@ def transform(name: str, value: str | None, op: str, scope: MutableMapping[str, 
         return ""
     if op == "Q":
         return quote(value)
+    if op == "E":
+        return decode(value)
     if op == "U":
         return value.upper()
     if op == "L":

@@ -45,7 +45,7 @@ FILE_COMMANDS = frozenset({"cat", "ls", "touch", "mkdir", "rm"})
 KNOWN = BUILTINS | TESTS | FILE_COMMANDS | {"exit", "true", ":", "false", "echo", "wait", "cd", "let", "trap",
                                             "break", "continue", "sleep", "printf", "read", "tee", "yes",
                                             "shift", "local", "return", "printenv", "env", "pwd",
-                                            "export", "unset", "readonly", "declare", "typeset"}
+                                            "export", "unset", "readonly", "declare", "typeset", "eval"}
 READS_STDIN = FILTERS | {"cat", "read", "tee"}
 """Commands that read their standard input (a pipeline stage that waits for the one before it)."""
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\+?=")

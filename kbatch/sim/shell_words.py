@@ -77,7 +77,7 @@ def split_script(script: str,
 
     def flush(background: bool, pos: int) -> None:
         nonlocal chain
-        chain.append((sep, "".join(buf).strip()))
+        chain.append((sep, _trim("".join(buf))))
         chain = [(s, c) for s, c in chain if c]
         if chain:
             lists.append((chain, background))
@@ -96,7 +96,7 @@ def split_script(script: str,
             continue
         two = script[pos:pos + 2]
         if two in ("&&", "||"):
-            chain.append((sep, "".join(buf).strip()))
+            chain.append((sep, _trim("".join(buf))))
             sep, buf, skip = two, [], pos + 1
         elif two == DSEMI:
             flush(False, pos)
@@ -116,6 +116,15 @@ def split_script(script: str,
 
 
 _SEPARATORS = frozenset(";&|\n")
+
+
+def _trim(command: str) -> str:
+    """``command`` without the blanks around it, but an escaped last one (``w=\\ ``: the value is
+    a space, 2.2.1)."""
+    body = command.strip()
+    if body.endswith("\\") and (len(body) - len(body.rstrip("\\"))) % 2 and len(body) < len(command.lstrip()):
+        return body + command.lstrip()[len(body)]
+    return body
 
 
 def _continued(buf: list[str], sep: str) -> bool:
@@ -138,9 +147,9 @@ def split_pipeline(command: str) -> list[str]:
         if pos < begin:  # the ``|`` of a ``||``, or after ``|&``
             continue
         both = command[pos + 1:pos + 2] == "&"
-        stages.append(command[begin:pos].strip() + (" 2>&1" if both else ""))
+        stages.append(_trim(command[begin:pos]) + (" 2>&1" if both else ""))
         begin = pos + 1 + both
-    stages.append(command[begin:].strip())
+    stages.append(_trim(command[begin:]))
     return [command] if len(stages) == 1 or not all(stages) else stages
 
 
