@@ -18,6 +18,7 @@ the image, and the status is the same either way:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.env_listing import ENV_COMMANDS
@@ -26,7 +27,7 @@ from kbatch.sim.shell_declare import DECLARE_COMMANDS
 from kbatch.sim.shell_functions import FUNCTION_COMMANDS
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_let import run_let
-from kbatch.sim.shell_printf import printf
+from kbatch.sim.shell_printf import echo_escapes, printf
 from kbatch.sim.shell_read import ReadError, read_input
 from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, run_eval
 from kbatch.sim.shell_text import FILTERS, run_filter
@@ -56,10 +57,28 @@ def _status(code: int) -> Command:
 
 
 def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    newline = not args or args[0] != "-n"
-    words = args if newline else args[1:]
-    shell.out(" ".join(words) + ("\n" if newline else ""))
+    """dash's ``echo [-n] ARG…`` converts backslash escapes always (``\\c`` ends the output, newline
+    included); bash's takes any leading ``-n``/``-e``/``-E`` words (letters combined, the last of
+    ``e``/``E`` deciding) and converts escapes only under ``-e`` (:func:`.shell_printf.echo_escapes`)."""
+    newline, escapes = True, not shell.bash
+    words = args
+    if shell.bash:
+        while words and _ECHO_OPTIONS.fullmatch(words[0]):
+            for letter in words[0][1:]:
+                newline = newline and letter != "n"
+                escapes = letter == "e" if letter in "eE" else escapes
+            words = words[1:]
+    elif words and words[0] == "-n":
+        newline, words = False, words[1:]
+    text = " ".join(words)
+    if escapes:
+        text, cut = echo_escapes(text, shell.bash)
+        newline = newline and not cut
+    shell.out(text + ("\n" if newline else ""))
     shell.status = 0
+
+
+_ECHO_OPTIONS = re.compile(r"-[neE]+")
 
 
 def _wait(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:

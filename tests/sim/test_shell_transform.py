@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.sim.real_shell import SHELLS, agree
@@ -37,6 +37,7 @@ def test_dash_has_no_transformations(script: str) -> None:
 @given(st.text(st.sampled_from("aZ \"'$`\\!*\t"), max_size=6), st.sampled_from("QUuLaA"),
        st.sampled_from(["", "-i ", "-x ", "-r ", "-l "]))
 def test_generated_values_transform_as_bash_does(value: str, op: str, option: str) -> None:
+    assume("$$" not in value)  # Kubernetes makes ``$$`` in a container's command ``$`` first
     quoted = "'" + value.replace("'", "'\\''") + "'"
     if option == "-i ":
         quoted = str(len(value))
