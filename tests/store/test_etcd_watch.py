@@ -223,3 +223,21 @@ def test_snapshot_writes_etcds_backend_database_and_restore_explains_the_procedu
     assert path.stat().st_size > 0 and len(list(tmp_path.iterdir())) == 1
     with pytest.raises(SnapshotError, match="etcdctl snapshot restore"):
         etcd_store.restore(str(path))
+
+
+def test_closing_the_store_ends_its_watch_reader_before_returning(etcd: EtcdProcess) -> None:
+    """A daemon reader still inside gRPC's call when the interpreter exits is frozen holding the call's
+    lock, and the call's ``__del__`` in the last garbage collection then waits for it forever (a
+    ``kbatch serve --etcd-servers`` hung after "stopped"): ``close`` returns only once the reader is
+    gone."""
+    def readers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "kbatch-etcd-watch" and t.is_alive()]
+
+    before = readers()
+    s = EtcdStore(etcd.url)
+    w = s.watch(b"k", prefix_end(b"k"))
+    s.put(b"k1", b"v")
+    s.settle()
+    assert values(w.poll()) == [b"v"] and len(readers()) == len(before) + 1
+    s.close()
+    assert readers() == before

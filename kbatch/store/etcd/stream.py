@@ -60,6 +60,9 @@ def _requests(q: queue.SimpleQueue[Any]) -> Iterator[Any]:
         yield item
 
 
+_READER_EXIT_TIMEOUT = 5.0  # seconds a closing stream waits for its reader (a cancelled call ends at once)
+
+
 class WatchStream:
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -69,6 +72,7 @@ class WatchStream:
         self._pending: deque[_Create] = deque()
         self._sinks: dict[int, Sink] = {}
         self._closed = False
+        self._reader: threading.Thread | None = None
 
     def create(self, request: Any, sink: Sink) -> tuple[int, int]:
         """Register ``sink`` for a new watch; returns ``(watch_id, header revision)`` once etcd has
@@ -99,20 +103,30 @@ class WatchStream:
                     cancel_request=etcdrpc.WatchCancelRequest(watch_id=watch_id)))
 
     def close(self) -> None:
+        """Cancel the stream and wait (a bounded while) for its reader to end. The reader holds the
+        call's lock while it takes a response; a daemon thread still reading when the interpreter
+        exits is frozen, holding it, and the call's ``__del__`` (gRPC's ``_Rendezvous``, run by the
+        last garbage collection) then waits for that lock forever: ``kbatch serve --etcd-servers``
+        once hung after printing "stopped"."""
         with self._lock:
             self._closed = True
             call, self._call = self._call, None
+            reader, self._reader = self._reader, None
             if self._requests is not None:
                 self._requests.put(None)
         if call is not None:
             call.cancel()
+        if reader is not None and reader is not threading.current_thread():
+            reader.join(_READER_EXIT_TIMEOUT)
 
     # -- the reader thread ------------------------------------------------------------------------
     def _open(self) -> None:
         q: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._requests = q
         self._call = call = self._conn.watch.Watch(_requests(q))
-        threading.Thread(target=self._read, args=(call, q), name="kbatch-etcd-watch", daemon=True).start()
+        self._reader = threading.Thread(target=self._read, args=(call, q), name="kbatch-etcd-watch",
+                                        daemon=True)
+        self._reader.start()
 
     def _read(self, call: Any, q: queue.SimpleQueue[Any]) -> None:
         reason = "the watch stream ended"
