@@ -21,13 +21,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbatch.api.errors import Invalid
-from kbatch.api.kueue_config import load
 from kbatch.controllers.kueue.config import check_config_text
-from tests.controllers.kueue.test_kueue_config_strict_sections import FULL
+from tests.controllers.kueue.test_kueue_config_strict_sections import FULL, V1BETA1, V1BETA2, _message, _with
 
-V1BETA1 = "config.kueue.x-k8s.io/v1beta1"
-V1BETA2 = "config.kueue.x-k8s.io/v1beta2"
 STRICT = "invalid Kueue configuration: strict decoding error: "
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -78,18 +74,6 @@ FULL_V1BETA1: dict[str, Any] = {
     "metrics": {**_ACTED["metrics"],
                 "customLabels": [{"name": "team", "sourceLabelKey": "example.com/team"}]},
 }
-
-
-def _message(data: dict[str, Any]) -> str:
-    try:
-        load(data)
-    except Invalid as err:
-        return str(err)
-    return ""
-
-
-def _with(version: str = V1BETA2, **sections: Any) -> dict[str, Any]:
-    return {"apiVersion": version, "kind": "Configuration", **sections}
 
 
 BOOL, INT, NUMBER, STRING = ("Input should be a valid boolean", "Input should be a valid integer",
