@@ -21,7 +21,7 @@ import re
 from kbatch.sim.shell_printf import hex_escape
 from kbatch.sim.shell_scan import FREE, scan
 
-__all__ = ["ansi_c_words", "decode"]
+__all__ = ["ansi_c_words", "ansicstr", "decode"]
 
 _SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
@@ -30,6 +30,14 @@ _NUMERIC = re.compile(r"([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([
 
 def decode(text: str) -> str:
     """``text`` with its backslash escapes read as ``$'…'`` reads them, cut at the first NUL."""
+    return ansicstr(text)[0].split("\0", 1)[0]
+
+
+def ansicstr(text: str, echo: bool = False) -> tuple[str, bool]:
+    """``text`` with its escapes converted, and whether ``\\c`` ended it. ``echo``: as ``echo -e``
+    reads them (``ansicstr``'s echo flag, ``builtins/echo.def``): an octal byte only after ``\\0``
+    (``\\0NNN``, zero to three digits; ``\\101`` stays as written), ``\\'``, ``\\"`` and ``\\?``
+    keep their backslash, and ``\\c`` ends the output; NULs are kept."""
     out: list[str] = []
     pos = 0
     while pos < len(text):
@@ -38,17 +46,27 @@ def decode(text: str) -> str:
             out.append(ch)
             pos += 1
             continue
-        piece, pos = _escape(text, pos + 1)
+        if echo and text[pos + 1] == "c":
+            return "".join(out), True
+        piece, pos = _escape(text, pos + 1, echo)
         out.append(piece)
-    value = "".join(out)
-    return value.split("\0", 1)[0]
+    return "".join(out), False
 
 
-def _escape(text: str, pos: int) -> tuple[str, int]:
+_ECHO_OCTAL = re.compile(r"[0-7]{0,3}")
+
+
+def _escape(text: str, pos: int, echo: bool) -> tuple[str, int]:
     """The escape whose backslash is just before ``pos``, and where the text goes on."""
     nxt = text[pos]
-    if nxt in _SIMPLE:
+    if nxt in _SIMPLE and not (echo and nxt in "'\"?"):
         return _SIMPLE[nxt], pos + 1
+    if echo and nxt in "01234567":
+        if nxt != "0":
+            return "\\" + nxt, pos + 1
+        byte_digits = _ECHO_OCTAL.match(text, pos + 1)
+        assert byte_digits is not None  # zero digits match
+        return chr(int(byte_digits.group() or "0", 8) & 0xFF), byte_digits.end()
     numeric = _NUMERIC.match(text, pos)
     if numeric is not None:
         octal, byte, short, long_ = numeric.groups()

@@ -23,11 +23,12 @@ from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.env_listing import ENV_COMMANDS
 from kbatch.sim.files import resolve
+from kbatch.sim.shell_ansi_c import ansicstr
 from kbatch.sim.shell_declare import DECLARE_COMMANDS
 from kbatch.sim.shell_functions import FUNCTION_COMMANDS
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_let import run_let
-from kbatch.sim.shell_printf import echo_escapes, printf
+from kbatch.sim.shell_printf import b_escapes, printf
 from kbatch.sim.shell_read import ReadError, read_input
 from kbatch.sim.shell_run import MAX_LOG_LINES, Shell, run_eval
 from kbatch.sim.shell_text import FILTERS, run_filter
@@ -59,7 +60,8 @@ def _status(code: int) -> Command:
 def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
     """dash's ``echo [-n] ARG…`` converts backslash escapes always (``\\c`` ends the output, newline
     included); bash's takes any leading ``-n``/``-e``/``-E`` words (letters combined, the last of
-    ``e``/``E`` deciding) and converts escapes only under ``-e`` (:func:`.shell_printf.echo_escapes`)."""
+    ``e``/``E`` deciding) and converts escapes only under ``-e``, as its ``ansicstr`` in echo mode
+    (:func:`.shell_ansi_c.ansicstr`)."""
     newline, escapes = True, not shell.bash
     words = args
     if shell.bash:
@@ -72,7 +74,7 @@ def _echo(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin:
         newline, words = False, words[1:]
     text = " ".join(words)
     if escapes:
-        text, cut = echo_escapes(text, shell.bash)
+        text, cut = ansicstr(text, echo=True) if shell.bash else b_escapes(text)
         newline = newline and not cut
     shell.out(text + ("\n" if newline else ""))
     shell.status = 0

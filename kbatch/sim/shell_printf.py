@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ansi_c_quote", "hex_escape", "printf", "shell_quote"]
+__all__ = ["ansi_c_quote", "b_escapes", "hex_escape", "printf", "shell_quote"]
 
 _SPEC = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?(.?)", re.DOTALL)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "a": "\a", "b": "\b", "f": "\f", "r": "\r",
@@ -138,7 +138,7 @@ def _convert(flags: str, width: str | None, precision: str | None, conversion: s
     if conversion == "q":
         return (spec + "s") % shell_quote(arg or "")
     if conversion == "b":
-        text, stop = _escapes(arg or "", bash)
+        text, stop = b_escapes(arg or "", bash)
         result = (spec + "s") % text
         if stop:
             raise _Stop(result)
@@ -216,44 +216,9 @@ def hex_escape(kind: str, digits: str) -> str:
     return f"\\u{value:04X}" if value <= 0xFFFF else f"\\U{value:08X}"
 
 
-_BASH_ECHO_OCTAL = re.compile(r"\\0([0-7]{0,3})")
-
-
-def echo_escapes(text: str, bash: bool) -> tuple[str, bool]:
-    """``echo``'s operands (joined) with their escapes converted, and whether ``\\c`` cut the output.
-    dash's ``echo`` always converts them, as its ``printf``'s ``%b`` does (dash(1) ``echo``: the same
-    routine). bash's, under ``-e``, converts bash(1)'s list (``builtins/echo.def``): ``\\E`` too, and an
-    octal byte only after ``\\0`` (``\\0NNN``, zero to three digits; ``\\101`` stays as written, where
-    its ``printf %b`` reads it)."""
-    if not bash:
-        return _escapes(text, bash=False)
-    out: list[str] = []
-    pos = 0
-    while pos < len(text):
-        if text[pos] != "\\" or pos + 1 == len(text):
-            out.append(text[pos])
-            pos += 1
-            continue
-        nxt = text[pos + 1]
-        if nxt == "c":
-            return "".join(out), True
-        if (octal := _BASH_ECHO_OCTAL.match(text, pos)) is not None:
-            out.append(chr(int(octal.group(1) or "0", 8) & 0xFF))
-            pos = octal.end()
-        elif nxt == "E":
-            out.append("\x1b")
-            pos += 2
-        elif nxt in "01234567":
-            out.append("\\")
-            pos += 1
-        else:
-            piece, pos = _escape(text, pos, in_format=False, bash=True)
-            out.append(piece)
-    return "".join(out), False
-
-
-def _escapes(text: str, bash: bool = False) -> tuple[str, bool]:
-    """A ``%b`` argument with its escapes converted, and whether ``\\c`` cut it."""
+def b_escapes(text: str, bash: bool = False) -> tuple[str, bool]:
+    """A ``%b`` argument with its escapes converted, and whether ``\\c`` cut it (also dash's ``echo``,
+    which converts its operands with the same routine)."""
     out: list[str] = []
     pos = 0
     while pos < len(text):
