@@ -277,12 +277,10 @@ class KueueCache:
         cq_name = wl.status.admission.cluster_queue or ""  # type: ignore[union-attr]
         if cq_name not in self.cluster_queues:
             return False
-        if self.concurrent and cq_name in self.concurrent and not is_variant(wl):
-            if assigned is not None:
-                self._remove(key, assigned)
-            return False
         if assigned is not None:
             self._remove(key, assigned)
+        if cq_name in self.concurrent and not is_variant(wl):
+            return False  # a concurrent-admission parent's copied admission holds no quota
         info = info if info is not None and info.obj is wl else WorkloadInfo.of(wl, self.options)
         self._add(info, cq_name)
         return True

@@ -108,7 +108,7 @@ class WorkloadReconciler:
     def _label_parent(self, wl: Workload) -> bool:
         """``ConcurrentAdmission``: a Workload of a ClusterQueue with a policy, neither a Variant
         nor labelled yet, is labelled a parent (``SetParentVariantLabel``); whether it was."""
-        if CA.is_variant(wl) or CA.is_parent(wl) or not self.mgr.queues.is_concurrent_parent(wl):
+        if CA.is_parent(wl) or not self.mgr.queues.is_concurrent_parent(wl):
             return False
         from kbatch.api import edit
 

@@ -82,8 +82,6 @@ def _flavor_names(cq: Any) -> list[list[str]]:
 class ParentsOfClusterQueue:
     """``parentsForClusterQueue``: the parents queued in the ClusterQueue's LocalQueues."""
 
-    maps_old_on_update = False  # the update's new object only, as upstream's ``UpdateFunc``
-
     def __init__(self, cache: Any) -> None:
         self.cache = cache
 
@@ -135,7 +133,7 @@ class VariantReconciler:
         cq = self._cluster_queue(parent)
         variants = mgr.ctx.cache.list(Workload, request.namespace, index=(BY_OWNER_UID, parent.metadata.uid))
         inputs = Inputs(
-            tuple(V.flavor_order(cq)),
+            V.flavor_order(cq),
             V.policy_of(cq) or V.Policy(),
             mgr.now(),
             mgr.observability,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from kbatch.api import edit
 from kbatch.api.kueue_v1beta2 import Admission, Workload, WorkloadStatus
 from kbatch.api.kueue_v1beta2.constants import Cond, Reason
 from kbatch.api.meta import Condition
@@ -120,17 +121,13 @@ def _clear(
     status: WorkloadStatus, e: ClearVariant, gen: int | None, now: datetime, obs: bool, explicit: bool
 ) -> bool:
     requeued = e.evicted_reason in (Reason.PREEMPTED, Reason.NODE_FAILURES)
-    changed = W.set_condition(
-        status, Cond.REQUEUED, requeued, e.evicted_reason, W.truncate(e.evicted_message), gen, now
-    )
+    changed = W.set_requeued(status, e.evicted_reason, e.evicted_message, requeued, gen, now)
     # ``UnadmittedWorkloadReasonWithFallback(PendingEvaluation, Pending)``
     reason = Reason.PENDING_EVALUATION if obs else Reason.PENDING
     return W.unset_quota_reservation(status, reason, e.evicted_message, gen, now, obs, explicit) or changed
 
 
 def _admit(status: WorkloadStatus, e: AdmitParent, gen: int | None, now: datetime) -> bool:
-    from kbatch.api import edit
-
     W.set_quota_reservation(status, edit(e.admission), gen, now)
     W.set_condition(
         status, Cond.ADMITTED, True, Reason.ADMITTED, f"The variant {e.variant} is admitted", gen, now

@@ -70,11 +70,11 @@ def policy_of(cq: ClusterQueue | None) -> Policy | None:
     )
 
 
-def flavor_order(cq: ClusterQueue) -> dict[str, int]:
-    """The flavors of the first resource group with their positions (lower: more favourable)."""
+def flavor_order(cq: ClusterQueue) -> tuple[str, ...]:
+    """The flavors of the first resource group, most favourable first (each name once)."""
     groups = (cq.spec.resource_groups if cq.spec else None) or []
     flavors = groups[0].flavors or [] if groups else []
-    return {f.name or "": i for i, f in enumerate(flavors)}
+    return tuple(dict.fromkeys(f.name or "" for f in flavors))
 
 
 def is_parent(wl: Any) -> bool:
