@@ -27,7 +27,7 @@ from kbatch.api.errors import StatusError
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.scheduler.types import PodInfo
 
-__all__ = ["COMPOSITE", "POD", "POD_GROUP", "VictimUnit", "importance_key", "pdb_split"]
+__all__ = ["COMPOSITE", "POD", "POD_GROUP", "VictimUnit", "importance_key", "pdb_split", "pod_start_time"]
 
 POD, POD_GROUP, COMPOSITE = 1, 2, 3  # upstream ``victimRank``
 
@@ -46,7 +46,7 @@ class VictimUnit(Protocol):
 U = TypeVar("U", bound=VictimUnit)
 
 
-def _started(pod: PodInfo) -> float:
+def pod_start_time(pod: PodInfo) -> float:
     """Upstream ``GetPodStartTime``: ``status.startTime``, else now (later than every start)."""
     return pod.start_time if pod.start_time is not None else float("inf")
 
@@ -55,7 +55,7 @@ def importance_key(unit: VictimUnit) -> tuple[int, int, int, float, str, str]:
     """Sort key, most important first (upstream ``MoreImportantVictim``); the first pod's key ends it
     so that equal UIDs still order deterministically."""
     members = unit.members
-    earliest = min(_started(p) for p in members)
+    earliest = min(pod_start_time(p) for p in members)
     return (-unit.priority, -unit.rank, -len(members), earliest, members[0].uid, members[0].key)
 
 

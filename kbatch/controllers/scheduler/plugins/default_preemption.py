@@ -63,6 +63,7 @@ from kbatch.controllers.scheduler.framework import (
 from kbatch.controllers.scheduler.nominated import filter_with_nominated
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.controllers.scheduler.victim_order import pod_start_time
 
 __all__ = ["NOT_HELPFUL", "NO_VICTIMS", "DefaultPreemption", "new", "pdb_violating", "select_victims",
            "select_victims_on_node"]
@@ -85,7 +86,7 @@ class _Candidate:
         negative priority is not preferred), fewest victims, then the latest of the earliest start
         times of the highest-priority victims (``GetEarliestPodStartTime``), then node order."""
         top = max(v.priority for v in self.victims) if self.victims else -(2**31)
-        earliest = min((_started(v) for v in self.victims if v.priority == top), default=0.0)
+        earliest = min((pod_start_time(v) for v in self.victims if v.priority == top), default=0.0)
         total = sum(v.priority + _PRIORITY_OFFSET for v in self.victims)
         return (self.violations, top, total, len(self.victims), -earliest, order)
 
@@ -93,16 +94,10 @@ class _Candidate:
 _PRIORITY_OFFSET = 2**31  # upstream adds MaxInt32+1 to every victim's priority before summing
 
 
-def _started(p: PodInfo) -> float:
-    """Upstream ``GetPodStartTime``: ``status.startTime``, or now for a pod not started yet (later
-    than any start: +inf on kbatch's timeline)."""
-    return p.start_time if p.start_time is not None else float("inf")
-
-
 def _importance(p: PodInfo) -> tuple[int, float, str]:
     """Upstream ``MoreImportantPod``: higher priority, then earlier start (then the key, for a
     deterministic order)."""
-    return (-p.priority, _started(p), p.key)
+    return (-p.priority, pod_start_time(p), p.key)
 
 
 def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[PodInfo], list[PodInfo]]:
