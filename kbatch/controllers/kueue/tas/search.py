@@ -41,7 +41,6 @@ __all__ = [
     "prioritize_leader",
     "sorted_domains",
     "sorted_with_leader",
-    "top_affinity_tier",
 ]
 
 DomainValues = tuple[str, ...]
@@ -120,23 +119,16 @@ def best_fit(domains: Sequence[Domain], needed: int, slices: bool, leaders: int 
     pods (slices) that still holds ``needed`` (beside the leader, and holding it, when ``leaders``);
     the first domain when none does. Only the domains sharing the first one's affinity score are
     looked at (``topAffinityTierDomains``: the score outranks the fit)."""
-    domains = top_affinity_tier(domains)
     best: Domain | None = None
     for d in domains:
+        if d.affinity != domains[0].affinity:
+            break  # past the top tier
         if d.leader < leaders:
             continue
         have = d.held(slices, leaders > 0)
         if have >= needed and (best is None or have < best.held(slices, leaders > 0)):
             best = d
     return best if best is not None else domains[0]
-
-
-def top_affinity_tier(domains: Sequence[Domain]) -> Sequence[Domain]:
-    """``topAffinityTierDomains``: the leading run of domains with the first one's score."""
-    for i, d in enumerate(domains):
-        if d.affinity != domains[0].affinity:
-            return domains[:i]
-    return domains
 
 
 def prioritize_leader(

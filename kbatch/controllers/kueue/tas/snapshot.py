@@ -398,11 +398,12 @@ class TASFlavorSnapshot:
         leader_one = {**leader.single_pod, "pods": 1} if leader is not None else None
         by_prefix: dict[DomainValues, Domain] = {}
         roots: list[Domain] = []
+        scoring = self.respect_preferred and self.hostname_leaves and bool(req.preferred_affinity)
         for leaf in sorted(self.leaf_free):
             stats.total += 1
             count = count_wl = leads = score = 0
             if self._feasible(leaf, req, stats):
-                score = self._affinity_score(leaf, req)
+                score = self._affinity_score(leaf, req) if scoring else 0
                 remaining = self._remaining(leaf, assumed, empty)
                 count, limiting = count_in(remaining, one)
                 if count == 0 and limiting:
@@ -424,9 +425,8 @@ class TASFlavorSnapshot:
 
     def _affinity_score(self, leaf: DomainValues, req: PodSetTASRequest) -> int:
         """``PreferredSchedulingTerms.Score`` of a feasible node (``FindFeasibleNodes`` step 4): the
-        weights of the preferred terms it matches; 0 without the gate or without nodes as leaves."""
-        if not self.respect_preferred or not self.hostname_leaves or not req.preferred_affinity:
-            return 0
+        weights of the preferred terms it matches (asked only with the gate on, nodes as leaves and
+        preferred terms; every other leaf scores 0)."""
         node = self.leaf_nodes[leaf]
         terms = req.preferred_affinity
         return sum(w.weight for w in terms if w.weight and w.term.matches(node.labels, node.name))
