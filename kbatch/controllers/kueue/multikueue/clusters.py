@@ -55,7 +55,7 @@ from kbatch.controllers.kueue.multikueue.profile_access import (
     profiles_served,
 )
 from kbatch.controllers.kueue.multikueue.quota_reconciler import QUEUE_KINDS, WorkerQueueEvents
-from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, RemoteCluster
+from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, RemoteCluster, WatchEvent
 from kbatch.runtime.reconcile import Request, Result
 
 if TYPE_CHECKING:
@@ -165,21 +165,12 @@ class Clusters:
         try:
             client = self.connect(config)
             kinds: tuple[type[Resource], ...] = (Workload, *(a.model for a in self.mk.adapters.values()))
+            on_event: Callable[[WatchEvent], None] = self.mk.remote_event
+            unlabelled: tuple[type[Resource], ...] = ()
             if self.mk.mgr.settings.on(QUOTA_AUTOMATION_GATE):  # startQueueWatchers, with the gate
-                client.watch(
-                    kinds,
-                    self.mk.options.origin,
-                    WorkerQueueEvents(self.mk, client),
-                    self._watch_lost(state.name, client),
-                    unlabelled=QUEUE_KINDS,
-                )
-            else:
-                client.watch(
-                    kinds,
-                    self.mk.options.origin,
-                    self.mk.remote_event,
-                    self._watch_lost(state.name, client),
-                )
+                on_event, unlabelled = WorkerQueueEvents(self.mk, client), QUEUE_KINDS
+            client.watch(kinds, self.mk.options.origin, on_event, self._watch_lost(state.name, client),
+                         unlabelled=unlabelled)
         except ConnectionFailed:
             state.failed_attempts += 1
             state.next_attempt = self.mk.now() + retry_after(state.failed_attempts)

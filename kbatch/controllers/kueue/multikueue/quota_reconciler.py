@@ -43,6 +43,7 @@ from kbatch.api.kueue_v1beta2 import (
 )
 from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE, CONTROLLER_NAME, QUOTA_AUTOMATION_CONDITION
 from kbatch.api.meta import Condition, Resource
+from kbatch.api.policy_helpers import find_condition
 from kbatch.controllers.kueue.multikueue.admissioncheck import checks_using_config
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, ConfigNotFound, config_from_ref
 from kbatch.controllers.kueue.multikueue.quota_automation import (
@@ -86,8 +87,7 @@ def cluster_queues_using_check(cache: Any, check: str) -> list[str]:
 
 
 def _condition(cq: ClusterQueue) -> Condition | None:
-    conditions = (cq.status.conditions if cq.status else None) or ()
-    return next((c for c in conditions if c.type == QUOTA_AUTOMATION_CONDITION), None)
+    return find_condition(cq.status.conditions if cq.status else None, QUOTA_AUTOMATION_CONDITION)
 
 
 class QuotaReconciler:
@@ -157,10 +157,11 @@ class QuotaReconciler:
         assert self.mk.clusters is not None
         out = []
         for name in (config.spec.clusters if config.spec else None) or ():
-            state = self.mk.clusters.connected(name)
-            if state is None or state.client is None:
+            state = self.mk.clusters.connected(name)  # None unless connected with a client
+            if state is None:
                 continue
             client = state.client
+            assert client is not None
             out.append(WorkerQueues(tuple(client.list(LocalQueue, {})), tuple(client.list(ClusterQueue, {}))))
         return out
 
@@ -252,8 +253,7 @@ class _Configs(_Queue):
 
 
 def _active(cluster: MultiKueueCluster) -> tuple[str, str, str] | None:
-    conditions = (cluster.status.conditions if cluster.status else None) or ()
-    c = next((c for c in conditions if c.type == CLUSTER_ACTIVE), None)
+    c = find_condition(cluster.status.conditions if cluster.status else None, CLUSTER_ACTIVE)
     return None if c is None else (c.status, c.reason or "", c.message or "")
 
 

@@ -143,11 +143,12 @@ class WatchStream:
             listed[_key(obj)] = obj
         for key in sorted(listed.keys() | self.known.keys()):
             old, new = self.known.get(key), listed.get(key)
-            if new is None and old is not None:
+            if new is None:
+                assert old is not None  # the key is known, or listed
                 self._post(WatchEvent(DELETED, old))  # deleted while the stream was down
-            elif new is not None and old is None:
+            elif old is None:
                 self._post(WatchEvent(ADDED, new))
-            elif new is not None and old is not None and _rv(old) != _rv(new):
+            elif _rv(old) != _rv(new):
                 self._post(WatchEvent(MODIFIED, new, old))
         self.known = listed
         self.rv = str((body.get("metadata") or {}).get("resourceVersion") or "")
