@@ -31,7 +31,9 @@ def _typed(attribute: Any) -> tuple[str, Any]:
 
 
 class Constraint:
-    """Shared part: which requests a constraint covers."""
+    """Shared part: which requests a constraint covers, and the first two rules of ``add``: a device
+    of a request the constraint does not cover is accepted, one without the attribute is refused;
+    the subclass judges the typed value (:meth:`admit`)."""
 
     def __init__(self, requests: list[str] | None, attribute: str) -> None:
         self.requests = frozenset(requests or ())
@@ -42,6 +44,18 @@ class Constraint:
             return True
         return request in self.requests or (bool(sub) and f"{request}/{sub}" in self.requests)
 
+    def add(self, request: str, sub: str, device: Any, driver: str) -> bool:
+        if not self.applies(request, sub):
+            return True
+        attribute = lookup_attribute(device, driver, self.attribute)
+        if attribute is None or not attribute.kind():
+            return False
+        return self.admit(_typed(attribute))
+
+    def admit(self, typed: tuple[str, Any]) -> bool:
+        """Whether a covered device with this attribute value joins the set (recording it if so)."""
+        raise NotImplementedError
+
 
 class MatchAttribute(Constraint):
     def __init__(self, requests: list[str] | None, attribute: str) -> None:
@@ -49,13 +63,7 @@ class MatchAttribute(Constraint):
         self.value: tuple[str, Any] | None = None
         self.count = 0
 
-    def add(self, request: str, sub: str, device: Any, driver: str) -> bool:
-        if not self.applies(request, sub):
-            return True
-        attribute = lookup_attribute(device, driver, self.attribute)
-        if attribute is None or not attribute.kind():
-            return False
-        typed = _typed(attribute)
+    def admit(self, typed: tuple[str, Any]) -> bool:
         if self.count == 0:
             self.value, self.count = typed, 1
             return True
@@ -74,13 +82,7 @@ class DistinctAttribute(Constraint):
         super().__init__(requests, attribute)
         self.values: list[tuple[str, Any]] = []
 
-    def add(self, request: str, sub: str, device: Any, driver: str) -> bool:
-        if not self.applies(request, sub):
-            return True
-        attribute = lookup_attribute(device, driver, self.attribute)
-        if attribute is None or not attribute.kind():
-            return False
-        typed = _typed(attribute)
+    def admit(self, typed: tuple[str, Any]) -> bool:
         if typed in self.values:
             return False
         self.values.append(typed)
