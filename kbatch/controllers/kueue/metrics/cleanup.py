@@ -55,9 +55,7 @@ class QueueCleanup:
 
     def _cluster_queue(self, name: str) -> None:
         cq = self.cq
-        for family in (cq.quota_reserved, cq.quota_reserved_wait, cq.finished_total, cq.pods_ready_to_evicted,
-                       cq.admitted, cq.admission_wait, cq.admission_checks_wait, cq.ready_wait,
-                       cq.admitted_until_ready, cq.evicted, cq.evicted_once, cq.eviction_latency,
+        for family in (*cq.counted(), cq.pods_ready_to_evicted, cq.evicted_once, cq.eviction_latency,
                        cq.preemption_skips):
             family.delete_partial_match(cluster_queue=name)
         cq.preempted.delete_partial_match(preempting_cluster_queue=name)
@@ -67,9 +65,7 @@ class QueueCleanup:
 
     @staticmethod
     def _local_queue(lq: LocalQueueFamilies, name: str, namespace: str) -> None:
-        for family in (lq.quota_reserved, lq.quota_reserved_wait, lq.finished_total, lq.admitted,
-                       lq.admission_wait, lq.admission_checks_wait, lq.ready_wait, lq.admitted_until_ready,
-                       lq.evicted):
+        for family in lq.counted():
             family.delete_partial_match(name=name, namespace=namespace)
 
 

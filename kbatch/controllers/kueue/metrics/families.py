@@ -25,8 +25,8 @@ from kbatch.controllers.kueue.metrics.custom_labels import (
 )
 from kbatch.runtime.metrics import Counter, Gauge, Histogram, MetricsRegistry
 
-__all__ = ["ROLE", "ClusterQueueFamilies", "LocalQueueFamilies", "amount", "help_text", "kueue_buckets",
-           "preempted_workloads", "preemption_skips"]
+__all__ = ["ROLE", "ClusterQueueFamilies", "LocalQueueFamilies", "QueueFamilies", "amount", "help_text",
+           "kueue_buckets", "preempted_workloads", "preemption_skips"]
 
 # ``roletracker.GetRole(nil)``: kbatch runs one Kueue manager per control plane, no replica tracker
 ROLE = "standalone"
@@ -104,7 +104,12 @@ def preemption_skips(registry: MetricsRegistry) -> Gauge:
 
 
 @dataclass(frozen=True)
-class ClusterQueueFamilies:
+class QueueFamilies:
+    """The workload-lifecycle families kueue keeps for ClusterQueues and again for LocalQueues
+    (``metrics.go``: ``PendingWorkloads`` and ``LocalQueuePendingWorkloads``, ``QuotaReservedWorkloadsTotal``
+    and ``LocalQueueQuotaReservedWorkloadsTotal``, ...): the same transitions counted under a
+    ClusterQueue's labels or a LocalQueue's (name and namespace)."""
+
     pending: Gauge
     quota_reserved: Counter
     quota_reserved_wait: Histogram
@@ -116,6 +121,16 @@ class ClusterQueueFamilies:
     finished_total: Counter
     finished: Gauge
     evicted: Counter
+
+    def counted(self) -> tuple[Counter | Histogram, ...]:
+        """The counters and histograms the transitions feed (what a deleted queue's cleanup drops)."""
+        return (self.quota_reserved, self.quota_reserved_wait, self.admitted, self.admission_wait,
+                self.admission_checks_wait, self.ready_wait, self.admitted_until_ready, self.finished_total,
+                self.evicted)
+
+
+@dataclass(frozen=True)
+class ClusterQueueFamilies(QueueFamilies):
     evicted_once: Counter
     pods_ready_to_evicted: Histogram
     eviction_latency: Histogram
@@ -188,18 +203,7 @@ class ClusterQueueFamilies:
 
 
 @dataclass(frozen=True)
-class LocalQueueFamilies:
-    pending: Gauge
-    quota_reserved: Counter
-    quota_reserved_wait: Histogram
-    admitted: Counter
-    admission_wait: Histogram
-    admission_checks_wait: Histogram
-    ready_wait: Histogram
-    admitted_until_ready: Histogram
-    finished_total: Counter
-    finished: Gauge
-    evicted: Counter
+class LocalQueueFamilies(QueueFamilies):
     reserving_active: Gauge
     admitted_active: Gauge
     status: Gauge

@@ -24,7 +24,12 @@ from kbatch.api.meta import LabelSelector
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.kueue.concurrent_admission.variants import is_parent, is_variant
 from kbatch.controllers.kueue.metrics.custom_labels import NONE, CustomLabels
-from kbatch.controllers.kueue.metrics.families import ROLE, ClusterQueueFamilies, LocalQueueFamilies
+from kbatch.controllers.kueue.metrics.families import (
+    ROLE,
+    ClusterQueueFamilies,
+    LocalQueueFamilies,
+    QueueFamilies,
+)
 from kbatch.controllers.kueue.metrics.transitions import Transition, transitions
 from kbatch.controllers.kueue.model.info import is_true
 from kbatch.runtime.cache import Cache
@@ -115,29 +120,20 @@ class WorkloadMetrics:
 
     def _record(self, t: Transition) -> None:
         custom = self.custom.cluster_queue(t.cluster_queue)
-        cq, key = self.cq, (t.cluster_queue, t.priority_class, ROLE, *custom)
-        if t.kind == "quota_reserved":
-            cq.quota_reserved.labels(*key).inc()
-            cq.quota_reserved_wait.labels(*key).observe(t.wait)
-        elif t.kind == "admitted":
-            cq.admitted.labels(*key).inc()
-            cq.admission_wait.labels(*key).observe(t.wait)
-            cq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
-            for cohort in self.cohorts(t.cluster_queue):
-                self.cohort_admitted.labels(cohort, t.priority_class, ROLE, *self.custom.cohort(cohort)).inc()
-                self.counted_cohorts.add(cohort)
-        elif t.kind == "ready":
-            cq.ready_wait.labels(*key).observe(t.wait)
-            cq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
-        elif t.kind == "evicted":
+        cq = self.cq
+        if t.kind == "evicted":
             self._evicted(t, custom)
         elif t.kind == "eviction_latency":
             cq.eviction_latency.labels(t.cluster_queue, t.reason, ROLE, *custom).observe(t.wait)
             return
-        else:  # finished
-            cq.finished_total.labels(*key).inc()
-            if t.first:
-                cq.replaced_slices.labels(t.cluster_queue, ROLE, *custom).inc()
+        else:
+            _count(cq, t, (t.cluster_queue, t.priority_class, ROLE, *custom))
+        if t.kind == "admitted":
+            for cohort in self.cohorts(t.cluster_queue):
+                self.cohort_admitted.labels(cohort, t.priority_class, ROLE, *self.custom.cohort(cohort)).inc()
+                self.counted_cohorts.add(cohort)
+        elif t.kind == "finished" and t.first:
+            cq.replaced_slices.labels(t.cluster_queue, ROLE, *custom).inc()
         if self.lq is not None and self._exposed(t):
             self._record_local(self.lq, t, self.custom.local_queue(t.namespace, t.local_queue))
 
@@ -162,19 +158,27 @@ class WorkloadMetrics:
 
     @staticmethod
     def _record_local(lq: LocalQueueFamilies, t: Transition, custom: tuple[str, ...]) -> None:
-        key = (t.local_queue, t.namespace, t.priority_class, ROLE, *custom)
-        if t.kind == "quota_reserved":
-            lq.quota_reserved.labels(*key).inc()
-            lq.quota_reserved_wait.labels(*key).observe(t.wait)
-        elif t.kind == "admitted":
-            lq.admitted.labels(*key).inc()
-            lq.admission_wait.labels(*key).observe(t.wait)
-            lq.admission_checks_wait.labels(*key).observe(t.since or 0.0)
-        elif t.kind == "ready":
-            lq.ready_wait.labels(*key).observe(t.wait)
-            lq.admitted_until_ready.labels(*key).observe(t.since or 0.0)
-        elif t.kind == "evicted":
+        if t.kind == "evicted":
             lq.evicted.labels(t.local_queue, t.namespace, t.reason, t.underlying_cause, t.priority_class,
                               ROLE, *custom).inc()
         else:
-            lq.finished_total.labels(*key).inc()
+            _count(lq, t, (t.local_queue, t.namespace, t.priority_class, ROLE, *custom))
+
+
+def _count(families: QueueFamilies, t: Transition, key: tuple[str, ...]) -> None:
+    """A quota reservation, admission, readiness or finish under ``key``, the queue's labels
+    (``QuotaReservedWorkload`` / ``LocalQueueQuotaReservedWorkload``, ``IncrementFinishedWorkloadTotal`` /
+    ``IncrementLocalQueueFinishedWorkloadTotal`` and their siblings in kueue ``pkg/metrics/metrics.go``:
+    each pair counts one transition alike for either kind of queue)."""
+    if t.kind == "quota_reserved":
+        families.quota_reserved.labels(*key).inc()
+        families.quota_reserved_wait.labels(*key).observe(t.wait)
+    elif t.kind == "admitted":
+        families.admitted.labels(*key).inc()
+        families.admission_wait.labels(*key).observe(t.wait)
+        families.admission_checks_wait.labels(*key).observe(t.since or 0.0)
+    elif t.kind == "ready":
+        families.ready_wait.labels(*key).observe(t.wait)
+        families.admitted_until_ready.labels(*key).observe(t.since or 0.0)
+    else:  # finished
+        families.finished_total.labels(*key).inc()
