@@ -8,7 +8,6 @@ conversions (:mod:`.conversion`) work on wire dicts, as a conversion webhook doe
 
 from kbatch.api.kueue_v1beta1.conversion import CONVERSIONS, DEPRECATION_WARNING, Conversion
 from kbatch.api.kueue_v1beta1.models import (
-    KINDS,
     AdmissionCheck,
     ClusterQueue,
     Cohort,
@@ -25,7 +24,6 @@ from kbatch.api.kueue_v1beta1.models import (
 __all__ = [
     "CONVERSIONS",
     "DEPRECATION_WARNING",
-    "KINDS",
     "AdmissionCheck",
     "ClusterQueue",
     "Cohort",

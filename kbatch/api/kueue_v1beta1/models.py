@@ -34,7 +34,6 @@ from kbatch.api.meta import Resource
 from kbatch.api.quantity import Quantity
 
 __all__ = [
-    "KINDS",
     "AdmissionCheck",
     "ClusterQueue",
     "Cohort",
@@ -282,17 +281,3 @@ class MultiKueueConfig(Resource):
     api_info: ClassVar[ApiInfo] = _info(v2mk.MultiKueueConfig)
     spec: MultiKueueConfigSpec | None = None
 
-
-KINDS = (
-    ResourceFlavor,
-    ClusterQueue,
-    LocalQueue,
-    Cohort,
-    Workload,
-    WorkloadPriorityClass,
-    AdmissionCheck,
-    Topology,
-    ProvisioningRequestConfig,
-    MultiKueueConfig,
-    MultiKueueCluster,
-)

@@ -82,23 +82,8 @@ from kbatch.api.kueue_v1beta2.workload import (
     WorkloadStatus,
 )
 
-KINDS = (
-    ResourceFlavor,
-    ClusterQueue,
-    LocalQueue,
-    Cohort,
-    Workload,
-    WorkloadPriorityClass,
-    AdmissionCheck,
-    Topology,
-    ProvisioningRequestConfig,
-    MultiKueueConfig,
-    MultiKueueCluster,
-)
-
 __all__ = [
     "GROUP",
-    "KINDS",
     "VERSION",
     "Admission",
     "AdmissionCheck",
