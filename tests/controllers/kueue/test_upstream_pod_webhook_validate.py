@@ -8,8 +8,7 @@ so do these tests, read from the denial. Rows whose group name is no label value
 here through the annotation form, which upstream's "... annotation, WorkloadIdentifierAnnotations
 enabled" rows cover (the gate is on by default). The prebuilt-workload rows are in
 :data:`PREBUILT_CREATE`, with kbatch's own for the job framework's name check and an update. Not
-translated: the TAS rows (not modelled) and the managed-label warnings (kbatch's admission chain
-sends no warnings, ``docs/kueue.md``).
+translated: the TAS rows (not modelled). The managed-label warning rows are in :data:`WARNINGS`.
 """
 
 from __future__ import annotations
@@ -21,6 +20,8 @@ import pytest
 from kbatch import ControlPlane
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Forbidden
+from kbatch.apiserver.create import create_object
+from kbatch.apiserver.update import update_object
 
 NAME = "kueue.x-k8s.io/pod-group-name"
 TOTAL = "kueue.x-k8s.io/pod-group-total-count"
@@ -184,3 +185,43 @@ def test_validate_update(
     except Forbidden as err:
         got = _causes(err)
     assert got == want
+
+
+WARNING = ("pod owner is managed by kueue, label 'kueue.x-k8s.io/managed=true' "
+           "might lead to unexpected behaviour")
+SUSPENDED_BY_PARENT = "kueue.x-k8s.io/pod-suspending-parent"
+
+
+def _owned(pod: dict[str, Any]) -> dict[str, Any]:
+    pod["metadata"]["ownerReferences"] = [{"apiVersion": "batch/v1", "kind": "Job", "name": "parent-job",
+                                           "uid": "parent-job-uid", "controller": True}]
+    return pod
+
+
+# (case, old pod or None for a create, new pod, the warnings)
+WARNINGS = [
+    ("pod owner is managed by kueue", None, _owned(make_pod(MANAGED)), [WARNING]),
+    ("pods owner is managed by kueue, managed label is set for both pods",
+     _owned(make_pod(MANAGED)), _owned(make_pod(MANAGED)), [WARNING]),
+    ("pod owner is managed by kueue, managed label is set for new pod",
+     _owned(make_pod()), _owned(make_pod(MANAGED)), [WARNING]),
+    ("pod owner is managed by kueue, managed label is set for new pod with suspend by parent annotation",
+     _owned(make_pod()), _owned(make_pod(MANAGED, {SUSPENDED_BY_PARENT: "job"})), []),
+    ("kbatch: a managed pod without an owner", None, make_pod(MANAGED), []),
+]
+
+
+@pytest.mark.parametrize(("case", "old", "new", "want"), WARNINGS, ids=[c[0] for c in WARNINGS])
+def test_managed_label_warnings(case: str, old: dict[str, Any] | None, new: dict[str, Any],
+                                want: list[str]) -> None:
+    cp = ControlPlane(controllers="kueue", feature_gates={"WorkloadIdentifierAnnotations": False})
+    warnings: list[str] = []
+    if old is None:
+        create_object(cp.server, Pod.from_dict(new), warnings=warnings)
+    else:
+        cp.apply([old])
+        stored = cp.client.get(Pod, "test-pod", "default").to_dict()
+        stored["metadata"]["labels"] = new["metadata"]["labels"]
+        stored["metadata"]["annotations"] = new["metadata"]["annotations"]
+        update_object(cp.server, Pod.from_dict(stored), warnings=warnings)
+    assert warnings == want

@@ -402,7 +402,9 @@ class JobReconciler:
         return written
 
     def _sync_priority(self, job: Any, obj: Any, wl: Workload) -> None:
-        """``UpdateWorkloadPriority`` for a WorkloadPriorityClass label that changed."""
+        """``UpdateWorkloadPriority`` for a WorkloadPriorityClass label that changed, with its event
+        ``UpdatedWorkload`` "Updated workload priority class: <ns>/<name>" on the job
+        (``updateWorkloadPriorities``, kueue v0.19.2 ``pkg/controller/jobframework/reconciler.go``)."""
         if not (obj.metadata.labels or {}).get("kueue.x-k8s.io/priority-class"):
             return
         try:
@@ -417,6 +419,8 @@ class JobReconciler:
         wl = edit(wl)
         wl.spec.priority, wl.spec.priority_class_ref = priority, ref  # type: ignore[union-attr]
         self._write(wl)
+        self._event(obj, "UpdatedWorkload",
+                    f"Updated workload priority class: {wl.metadata.namespace}/{wl.metadata.name}")
 
     # --- steps ----------------------------------------------------------------------------------------
     def _sync_reclaimable(self, job: Any, wl: Workload) -> bool:

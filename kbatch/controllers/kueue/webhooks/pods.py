@@ -14,7 +14,10 @@ create, ``vpod.kb.io`` on create and update):
 * validation: the job framework's queue-name and max-exec-time rules; the managed label is ``true``
   or absent; a pod group needs both the group name and the total count (a positive integer), the
   group name is a valid Workload name and immutable; a pod group may not turn retriable again; a
-  pod naming a prebuilt Workload (checked as a job's) names its group's, if it has one.
+  pod naming a prebuilt Workload (checked as a job's) names its group's, if it has one;
+* the warning (``warningForPodManagedLabel``) for a pod labelled ``kueue.x-k8s.io/managed: "true"``
+  whose controller owner is of an enabled integration's kind, on create and on an update without the
+  ``kueue.x-k8s.io/pod-suspending-parent`` annotation.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from kbatch.controllers.kueue.webhooks.kinds import deny
 __all__ = ["PodWebhook"]
 
 _LABELS, _ANNOTATIONS = "metadata.labels", "metadata.annotations"
+_MANAGED_OWNER_WARNING = (
+    f"pod owner is managed by kueue, label '{P.MANAGED_LABEL}=true' might lead to unexpected behaviour"
+)
 
 
 class PodWebhook:
@@ -91,7 +97,15 @@ class PodWebhook:
         pod, old = request.obj, request.old
         if not _has_kueue_keys(pod) and (old is None or not _has_kueue_keys(old)):
             return  # every rule of errors() reads a kueue.x-k8s.io/ label or annotation (most pods)
+        if request.warnings is not None and self._warns(pod, old):
+            request.warnings.append(_MANAGED_OWNER_WARNING)
         deny(self.webhook, self.errors(pod, old))
+
+    def _warns(self, pod: Any, old: Any | None) -> bool:
+        """``warningForPodManagedLabel``, skipped on an update of a pod its parent suspends."""
+        if old is not None and P.SUSPENDED_BY_PARENT in (pod.metadata.annotations or {}):
+            return False
+        return (pod.metadata.labels or {}).get(P.MANAGED_LABEL) == "true" and self.jobs._owner_managed(pod)
 
     def errors(self, pod: Any, old: Any | None) -> list[FieldError]:
         """``ValidateCreate`` (``old`` is ``None``) / ``ValidateUpdate``."""

@@ -10,14 +10,15 @@ terminated; that many gated pods, lowest names first, lose the gate. A scale-up'
 wait until the new slice is admitted; a scale-down needs nothing (the Job controller deletes pods).
 
 Workload events (an elastic, admitted, unfinished slice) and pod events (a pod naming a slice chain)
-enqueue the owner's active slice. Not modelled: the admission checks' ``podSetUpdates`` refreshed
-into the pods (ProvisioningRequest annotations, node selectors: no admission check controller runs
-here) and the expectations store (the loop is single-threaded; a stale read conflicts and is retried
-by the pod's next event).
+enqueue the owner's active slice. A pod is ungated with the active slice's admission check updates
+(:mod:`.admission_refresh`: ProvisioningRequest annotations, node selectors); a gated pod whose
+values for them differ stays gated. Not modelled: the expectations store (the loop is
+single-threaded; a stale read conflicts and is retried by the pod's next event).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kbatch.api import edit
@@ -32,6 +33,12 @@ from kbatch.api.kueue_v1beta2.constants import (
 )
 from kbatch.controllers.kueue.manager import BY_OWNER
 from kbatch.controllers.kueue.metrics import record_gate_removal
+from kbatch.controllers.kueue.workloadslicing.admission_refresh import (
+    AdmissionUpdate,
+    compatible,
+    refresh,
+    update_for_pod_set,
+)
 from kbatch.controllers.kueue.workloadslicing.slices import (
     _true,
     enabled,
@@ -57,9 +64,11 @@ def _admitted(wl: Workload) -> bool:
     return _true(wl.status, Cond.ADMITTED)
 
 
-def pods_to_ungate(granted: dict[str, int], pods: list[Pod]) -> list[Pod]:
+def pods_to_ungate(granted: dict[str, int], pods: list[Pod],
+                   updates: Callable[[str], AdmissionUpdate] | None = None) -> list[Pod]:
     """``podsToUngate``: per pod set, the gated pods that fit in the room the granted count leaves
-    beside the ungated live ones, lowest names first (pod sets in name order)."""
+    beside the ungated live ones, lowest names first (pod sets in name order). With ``updates`` (the
+    checks' updates of a pod set), a gated pod they are not :func:`compatible` with is left out."""
     gated: dict[str, list[Pod]] = {}
     running: dict[str, int] = {}
     for pod in pods:
@@ -67,7 +76,8 @@ def pods_to_ungate(granted: dict[str, int], pods: list[Pod]) -> list[Pod]:
             continue
         ps = (pod.metadata.labels or {}).get(POD_SET_LABEL, "")
         if _gated(pod):
-            gated.setdefault(ps, []).append(pod)
+            if updates is None or compatible(pod, updates(ps)):
+                gated.setdefault(ps, []).append(pod)
         else:
             running[ps] = running.get(ps, 0) + 1
     out: list[Pod] = []
@@ -76,6 +86,18 @@ def pods_to_ungate(granted: dict[str, int], pods: list[Pod]) -> list[Pod]:
         if room > 0:
             out += sorted(gated[ps], key=lambda p: p.metadata.name or "")[:room]
     return out
+
+
+def _memo(wl: Workload) -> Callable[[str], AdmissionUpdate]:
+    """:func:`update_for_pod_set` of ``wl``, computed once per pod set."""
+    seen: dict[str, AdmissionUpdate] = {}
+
+    def get(pod_set: str) -> AdmissionUpdate:
+        if pod_set not in seen:
+            seen[pod_set] = update_for_pod_set(wl, pod_set)
+        return seen[pod_set]
+
+    return get
 
 
 class ActiveSlice:
@@ -140,8 +162,10 @@ class ElasticJobUngater:
             if (p.metadata.annotations or {}).get(WORKLOAD_SLICE_NAME_ANNOTATION) == chain
         ]
         granted = pod_set_counts(wl.spec.pod_sets if wl.spec else None)
-        for pod in pods_to_ungate(granted, pods):
+        updates = _memo(wl)  # a conflict between checks raises: the reconcile is retried
+        for pod in pods_to_ungate(granted, pods, updates):
             fresh = edit(pod)
+            refresh(fresh, updates((pod.metadata.labels or {}).get(POD_SET_LABEL, "")))
             fresh.spec.scheduling_gates = [
                 g for g in fresh.spec.scheduling_gates or () if g.name != ELASTIC_JOB_SCHEDULING_GATE
             ] or None
