@@ -29,8 +29,9 @@ from pydantic import ValidationError
 
 from kbatch.api.base import KubeModel, wire_validate
 from kbatch.api.cron import go_duration_seconds
-from kbatch.api.errors import FieldError, Invalid
-from kbatch.api.gotypes import Bool, Float64, Int32
+from kbatch.api.errors import BadRequest, FieldError, Invalid
+from kbatch.api.gonull import resolve_nulls
+from kbatch.api.gotypes import GO_DECODE, Bool, Duration, DurationPtr, Float64, Int32
 from kbatch.api.kueue_config_checks import (
     external_framework_errors,
     internal_cert_errors,
@@ -42,6 +43,7 @@ from kbatch.api.kueue_config_dra import DeviceClassMapping, DeviceClassMappingMo
 from kbatch.api.kueue_config_metrics import ControllerMetrics, custom_label_errors
 from kbatch.api.kueue_config_process import (
     V1BETA1_ONLY,
+    V1BETA1_POINTERS,
     V1BETA2_ONLY,
     ClientConnection,
     ControllerConfigurationSpec,
@@ -116,10 +118,10 @@ class RequeuingStrategy(KubeModel):
 
 class WaitForPodsReady(KubeModel):
     enable: Bool | None = None  # v1beta1 only
-    timeout: str | None = None
+    timeout: Duration | None = None  # v1beta1: a pointer (V1BETA1_POINTERS)
     block_admission: Bool | None = None
     requeuing_strategy: RequeuingStrategy | None = None
-    recovery_timeout: str | None = None
+    recovery_timeout: DurationPtr | None = None
 
 
 class Integrations(KubeModel):
@@ -135,8 +137,8 @@ class FairSharing(KubeModel):
 
 
 class AdmissionFairSharing(KubeModel):
-    usage_half_life_time: str | None = None
-    usage_sampling_interval: str | None = None
+    usage_half_life_time: Duration | None = None
+    usage_sampling_interval: Duration | None = None
     resource_weights: dict[str, Float64] | None = None
 
 
@@ -155,8 +157,8 @@ class Resources(KubeModel):
 
 
 class WorkloadRetentionPolicy(KubeModel):
-    after_finished: str | None = None
-    after_deactivated_by_kueue: str | None = None
+    after_finished: DurationPtr | None = None
+    after_deactivated_by_kueue: DurationPtr | None = None
 
 
 class ObjectRetentionPolicies(KubeModel):
@@ -253,14 +255,9 @@ class KueueConfig:
         return self.fair_sharing_strategies is not None
 
 
-def _seconds(text: str | None, path: str, errs: list[FieldError]) -> float | None:
-    if text is None:
-        return None
-    try:
-        return go_duration_seconds(text)
-    except ValueError as err:
-        errs.append(FieldError.invalid(path, text, str(err)))
-        return None
+def _seconds(text: str | None) -> float | None:
+    """A decoded ``metav1.Duration`` (parsed at decoding: :data:`~kbatch.api.gotypes.Duration`)."""
+    return None if text is None else go_duration_seconds(text)
 
 
 def _default_selector(namespace: str) -> LabelSelector:
@@ -303,17 +300,50 @@ def _split_off(node: Any, path: tuple[str, ...], where: str, found: list[str]) -
     return out
 
 
+def _unset_null(node: Any, path: tuple[str, ...]) -> Any:
+    """``node`` without the field at ``path`` if it is ``null`` (a pointer: nil, unset)."""
+    head, rest = path[0], path[1:]
+    if not isinstance(node, Mapping) or head not in node:
+        return node
+    if rest:
+        return {**node, head: _unset_null(node[head], rest)}
+    return {k: v for k, v in node.items() if k != head or v is not None}
+
+
+def _document_order(node: Any, loc: tuple[Any, ...]) -> tuple[int, ...]:
+    """Where ``loc`` is in ``node`` as the decoder reads it: key by key, item by item."""
+    order: list[int] = []
+    for part in loc:
+        if isinstance(node, Mapping) and part in node:
+            order.append(list(node).index(part))
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            order.append(part)
+        else:
+            break
+        node = node[part]
+    return tuple(order)
+
+
 def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
-    """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value of the wrong type
-    fails first; otherwise every unknown field is reported at once, sorted, as
-    ``runtime.NewStrictDecodingError`` prints them."""
+    """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value's own decoder
+    failing (``metav1.Duration``'s, :mod:`kbatch.api.gotypes`) ends it at once with that error,
+    the first in the file; else a value of the wrong type fails first; otherwise every unknown
+    field is reported at once, sorted, as ``runtime.NewStrictDecodingError`` prints them. ``null``
+    is decoded as Go decodes it (:mod:`kbatch.api.gonull`)."""
     unknown: list[str] = []
     for path in V1BETA2_ONLY if v1beta1 else V1BETA1_ONLY:
         data = _split_off(data, path, "", unknown)
+    for path in V1BETA1_POINTERS if v1beta1 else ():
+        data = _unset_null(data, path)
+    data = resolve_nulls(Configuration, data)
     try:
         cfg = wire_validate(Configuration, dict(data))
     except ValidationError as err:
         errors = err.errors()
+        fatal = [e for e in errors if e.get("type") == GO_DECODE]
+        if fatal:
+            first = min(fatal, key=lambda e: _document_order(data, tuple(e.get("loc", ()))))
+            raise Invalid(f"invalid Kueue configuration: {first.get('msg')}") from None
         wrong = [e for e in errors if e.get("type") != "extra_forbidden"]
         if wrong:
             where = ".".join(str(p) for p in wrong[0].get("loc", ()))
@@ -336,7 +366,7 @@ def _wait_for_pods_ready(
             return None
     elif w is None:
         w = WaitForPodsReady()
-    timeout = _seconds(w.timeout, "waitForPodsReady.timeout", errs)
+    timeout = _seconds(w.timeout)
     if timeout is None or (timeout == 0 and not v1beta1):
         # v1beta1 defaults an absent timeout to 5 minutes (``defaultPodsReadyTimeout``, also in
         # ``Convert_v1beta1_WaitForPodsReady_To_v1beta2_WaitForPodsReady``) and keeps an explicit
@@ -350,7 +380,7 @@ def _wait_for_pods_ready(
         errs.append(
             FieldError.invalid("waitForPodsReady.timeout", w.timeout, "must be greater than or equal to 0")
         )
-    recovery = _seconds(w.recovery_timeout, "waitForPodsReady.recoveryTimeout", errs)
+    recovery = _seconds(w.recovery_timeout)
     if recovery is not None and recovery < 0:
         errs.append(
             FieldError.invalid(
@@ -428,8 +458,8 @@ def _admission_fair_sharing(cfg: Configuration, errs: list[FieldError]) -> Admis
     afs = cfg.admission_fair_sharing
     if afs is None:
         return None
-    half = _seconds(afs.usage_half_life_time, "admissionFairSharing.usageHalfLifeTime", errs) or 0.0
-    sampling = _seconds(afs.usage_sampling_interval, "admissionFairSharing.usageSamplingInterval", errs)
+    half = _seconds(afs.usage_half_life_time) or 0.0
+    sampling = _seconds(afs.usage_sampling_interval)
     sampling = 300.0 if sampling is None or sampling == 0 else sampling
     if half < 0:
         errs.append(
@@ -463,8 +493,12 @@ def _admission_fair_sharing(cfg: Configuration, errs: list[FieldError]) -> Admis
 def _selector(cfg: Configuration, namespace: str, errs: list[FieldError]) -> LabelSelector:
     selector = cfg.managed_jobs_namespace_selector or _default_selector(namespace)
     errs += validate_label_selector(selector, "managedJobsNamespaceSelector")
+    try:
+        parsed = selector_from_model(selector)
+    except BadRequest:  # validateManagedJobsNamespaceSelector: no selector, no namespace check
+        return selector
     for ns in ("kube-system", namespace):
-        if selector_from_model(selector).matches({"kubernetes.io/metadata.name": ns}):
+        if parsed.matches({"kubernetes.io/metadata.name": ns}):
             errs.append(
                 FieldError.invalid(
                     "managedJobsNamespaceSelector",
@@ -510,8 +544,8 @@ def _resources(cfg: Configuration, errs: list[FieldError]) -> tuple[str, tuple[s
 def _retention(cfg: Configuration, errs: list[FieldError]) -> tuple[float | None, float | None]:
     w = (cfg.object_retention_policies or ObjectRetentionPolicies()).workloads or WorkloadRetentionPolicy()
     path = "objectRetentionPolicies.workloads"
-    finished = _seconds(w.after_finished, f"{path}.afterFinished", errs)
-    deactivated = _seconds(w.after_deactivated_by_kueue, f"{path}.afterDeactivatedByKueue", errs)
+    finished = _seconds(w.after_finished)
+    deactivated = _seconds(w.after_deactivated_by_kueue)
     for name, value, text in (
         ("afterFinished", finished, w.after_finished),
         ("afterDeactivatedByKueue", deactivated, w.after_deactivated_by_kueue),
@@ -554,7 +588,7 @@ def load(
     api_version = data.get("apiVersion") or f"{GROUP}/v1beta2"
     if (
         api_version not in (f"{GROUP}/v1beta2", f"{GROUP}/v1beta1")
-        or data.get("kind", "Configuration") != "Configuration"
+        or (data.get("kind") or "Configuration") != "Configuration"
     ):
         raise Invalid(
             f'invalid Kueue configuration: no kind "{data.get("kind")}" is registered for version '

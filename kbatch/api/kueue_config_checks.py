@@ -82,14 +82,10 @@ def external_framework_errors(frameworks: Sequence[str], external: Sequence[str]
 
 
 def _negative_duration(section: Mapping[str, Any], name: str, path: str) -> list[FieldError]:
-    text = section.get(name)
+    text = section.get(name)  # parsed at decoding (kbatch.api.gotypes.DurationPtr)
     if not isinstance(text, str):
         return []
-    try:
-        seconds = go_duration_seconds(text)
-    except ValueError as err:
-        return [FieldError.invalid(path, text, str(err))]
-    return [FieldError.invalid(path, text, NEGATIVE)] if seconds < 0 else []
+    return [FieldError.invalid(path, text, NEGATIVE)] if go_duration_seconds(text) < 0 else []
 
 
 def multikueue_errors(mk: Mapping[str, Any] | None) -> list[FieldError]:

@@ -20,24 +20,21 @@ validation. The Go types are kept (:mod:`kbatch.api.gotypes`, as for the section
 on): ``int32`` fields are range-checked integers, ``int`` / ``int64``
 (``webhook.port``, ``controller.groupKindConcurrency``, and ``controller.cacheSyncTimeout``, a
 ``time.Duration``: nanoseconds, a number) are integers, ``float32`` numbers, ``bool`` booleans,
-``metav1.Duration`` strings: ``leaderElection``'s parsed as the decoder parses them,
-``multiKueue``'s checked by :mod:`kbatch.api.kueue_config_checks` as before (a field error).
-:data:`V1BETA1_ONLY` and :data:`V1BETA2_ONLY` name the fields one version has and the other does not.
+``metav1.Duration`` strings parsed as the decoder parses them (:data:`kbatch.api.gotypes.Duration`;
+``leaderElection``'s are values, ``multiKueue``'s pointers). :data:`V1BETA1_ONLY` and
+:data:`V1BETA2_ONLY` name the fields one version has and the other does not,
+:data:`V1BETA1_POINTERS` the ``metav1.Duration`` v1beta1 declares as a pointer and v1beta2 not.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import AfterValidator
-
 from kbatch.api.base import KubeModel
-from kbatch.api.cron import go_duration_seconds
-from kbatch.api.gotypes import Bool, Float32, Int32, Int64
+from kbatch.api.gotypes import Bool, Duration, DurationPtr, Float32, Int32, Int64
 from kbatch.api.meta import LabelSelector
 
 __all__ = [
     "V1BETA1_ONLY",
+    "V1BETA1_POINTERS",
     "V1BETA2_ONLY",
     "ClientConnection",
     "ControllerConfigurationSpec",
@@ -52,19 +49,6 @@ __all__ = [
     "VisibilityServerConfiguration",
 ]
 
-Duration = str  # metav1.Duration: a JSON string ("1m30s"), its text checked by kueue_config_checks
-
-
-def _parses(text: str) -> str:
-    go_duration_seconds(text)  # ValueError: `time: invalid duration "abc"`
-    return text
-
-
-# metav1.Duration where nothing validates it later: ``Duration.UnmarshalJSON`` runs
-# ``time.ParseDuration``, so an unparsable text fails decoding
-ParsedDuration = Annotated[str, AfterValidator(_parses)]
-
-
 class ControllerWebhook(KubeModel):
     port: Int64 | None = None  # Go int
     host: str | None = None
@@ -75,9 +59,9 @@ class LeaderElectionConfiguration(KubeModel):
     """component-base ``config/v1alpha1.LeaderElectionConfiguration``."""
 
     leader_elect: Bool | None = None
-    lease_duration: ParsedDuration | None = None
-    renew_deadline: ParsedDuration | None = None
-    retry_period: ParsedDuration | None = None
+    lease_duration: Duration | None = None
+    renew_deadline: Duration | None = None
+    retry_period: Duration | None = None
     resource_lock: str | None = None
     resource_name: str | None = None
     resource_namespace: str | None = None
@@ -149,9 +133,9 @@ class MultiKueueExternalFramework(KubeModel):
 
 
 class MultiKueue(KubeModel):
-    gc_interval: Duration | None = None
+    gc_interval: DurationPtr | None = None
     origin: str | None = None
-    worker_lost_timeout: Duration | None = None
+    worker_lost_timeout: DurationPtr | None = None
     dispatcher_name: str | None = None
     external_frameworks: list[MultiKueueExternalFramework] | None = None
     cluster_profile: ClusterProfile | None = None  # v1beta2 only
@@ -199,3 +183,7 @@ V1BETA2_ONLY: tuple[tuple[str, ...], ...] = (
     ("metrics", "customLabels", "*", "sourceKind"),
     ("metrics", "customLabels", "*", "trackedValues"),
 )
+# ``waitForPodsReady.timeout`` is a ``*metav1.Duration`` in v1beta1, a ``metav1.Duration`` in v1beta2
+# (configuration_types.go of each): ``null`` unsets the first (then defaulted) and is
+# ``time: invalid duration ""`` for the second
+V1BETA1_POINTERS: tuple[tuple[str, ...], ...] = (("waitForPodsReady", "timeout"),)

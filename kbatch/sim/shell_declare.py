@@ -33,9 +33,8 @@ from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_nameref import bad_reference, circular, declared_name, local_name, unset_target
 from kbatch.sim.shell_print import function_text
-from kbatch.sim.shell_printf import ansi_c_quote
+from kbatch.sim.shell_quote import double_quote, key_quote
 from kbatch.sim.shell_run import Shell
-from kbatch.sim.shell_trace import bash_quote
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
@@ -235,24 +234,16 @@ def _declaration(shell: Shell, scope: MutableMapping[str, str], name: str, built
     head = f"declare -{letters or '-'} {name}"
     if "a" in letters or "A" in letters:
         assoc = is_assoc(scope, name)
-        parts = [f"[{_key(sub) if assoc else sub}]={_double(scope.get(ARRAY_KEY.format(name, sub), ''))}"
+        parts = [f"[{key_quote(sub) if assoc else sub}]={double_quote(_element(scope, name, sub))}"
                  for sub in subscripts(scope, name)]
         declared = DECLARED in attributes(scope, name) and not parts
         return head if declared else f"{head}=({' '.join(parts)}{' ' if assoc and parts else ''})"
     value = scope.get(name)
-    return head if value is None else f"{head}={_double(value)}"
+    return head if value is None else f"{head}={double_quote(value)}"
 
 
-def _double(value: str) -> str:
-    """A value as ``declare -p`` writes it: double-quoted with ``\\ " $ ``` backslashed, or bash's
-    ``$'…'`` when it holds a newline or a byte that is not printable ASCII."""
-    if any(not " " <= ch <= "~" for ch in value):
-        return ansi_c_quote(value)
-    return '"' + "".join("\\" + ch if ch in '\\"$`' else ch for ch in value) + '"'
-
-
-def _key(key: str) -> str:
-    return _double(key) if bash_quote(key) != key else key
+def _element(scope: MutableMapping[str, str], name: str, sub: str) -> str:
+    return scope.get(ARRAY_KEY.format(name, sub), "")
 
 
 def _export(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:

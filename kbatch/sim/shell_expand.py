@@ -27,6 +27,7 @@ from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
+from kbatch.sim.shell_transform import OPERATORS, transform, transform_all
 from kbatch.sim.shell_vars import ARRAY_KEY, deref, is_assoc, lookup, subscripts
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
@@ -37,7 +38,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")  # ``x=``
 _BLANKS = " \t\n"
 _DATA = "\\\"'<>"  # what the second reading as words would take as syntax outside double quotes
 Substitute = Callable[[str], "str | None"]
-_ARRAY = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\]\}")
+_ARRAY = re.compile(r"\{(#?)([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\](?:@([A-Za-z]))?\}")  # ``${a[i]@Q}`` too
 _SUBSCRIPTS = re.compile(r"\{!([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}")  # ``${!a[@]}``
 _PREFIXED = re.compile(r"\{!([A-Za-z_][A-Za-z0-9_]*)([@*])\}")  # ``${!prefix@}``
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -53,14 +54,21 @@ def _element(scope: MutableMapping[str, str], name: str, subscript: str) -> str:
 
 
 def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, double: bool,
-           fields: bool) -> str:
+           fields: bool) -> str | None:
     """bash's ``${NAME[i]}`` (an indexed array's index arithmetic, an associative array's key a
     word), ``${NAME[@]}`` / ``${NAME[*]}`` (every element; ``"${NAME[@]}"`` a field each) and
-    ``${#NAME[@]}`` (how many)."""
-    count, name, index = found.groups()
+    ``${#NAME[@]}`` (how many); with ``@OP`` transformed (:mod:`kbatch.sim.shell_transform`). None:
+    ``"${NAME[@]}"`` of no element, which is no field."""
+    count, name, index, op = found.groups()
+    if op is not None and (count or op not in OPERATORS):
+        raise ParamError("Bad substitution")
     name = deref(scope, name)
     if index in ("@", "*"):
         values = [_element(scope, name, sub) for sub in subscripts(scope, name)]
+        if op is not None:
+            values = _transform_all(name, values, op, scope, status)
+        if not values and index == "@" and not count and double and fields:
+            return None
         return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
     if is_assoc(scope, name):
         subscript = dequote(expand(index, scope, status, fields=True))
@@ -69,7 +77,24 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     value = _element(scope, name, subscript)
     if count:
         return str(len(value))
+    if op is not None:
+        known = ARRAY_KEY.format(name, subscript) in scope or (subscript == "0" and name in scope)
+        value = transform(name, value if known else None, op, scope, _prompt_expander(scope, status))
     return protect(value, double, ifs=scope.get("IFS")) if fields else value
+
+
+def _transform_all(name: str, values: list[str], op: str, scope: MutableMapping[str, str],
+                   status: int) -> list[str]:
+    """``${NAME[@]@OP}``'s values (:func:`kbatch.sim.shell_transform.transform_all`)."""
+    elements = list(zip(subscripts(scope, name), values, strict=True))
+    done = transform_all(name, elements, op, scope, _prompt_expander(scope, status))
+    if done is None:
+        raise ParamError("Bad substitution")
+    return done
+
+
+def _prompt_expander(scope: MutableMapping[str, str], status: int) -> Callable[[str], str]:
+    return lambda text: dequote(expand(text, scope, status, fields=True))
 
 
 def _names(found: re.Match[str], scope: MutableMapping[str, str], double: bool, fields: bool) -> str:
@@ -170,8 +195,13 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
                 prefix = prefix and _ASSIGNMENT.match(text, word) is not None
             word = pos + 1
         elif ch == "$" and not single and (array := _ARRAY.match(text, pos + 1)) is not None:
-            out.append(_array(array, scope, status, double, fields))
+            piece = _array(array, scope, status, double, fields)
             pos = array.end()
+            if piece is None and out[-1:] == ['"'] and text[pos:pos + 1] == '"':
+                out.pop()  # ``"${a[@]}"`` with no element: no field at all, as ``"$@"``
+                double, pos = False, pos + 1
+                continue
+            out.append(piece or "")
             continue
         elif ch == "$" and not single and text.startswith("{!", pos + 1) and (
                 listed := _SUBSCRIPTS.match(text, pos + 1) or _PREFIXED.match(text, pos + 1)) is not None:

@@ -89,7 +89,7 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
     if not rest:
         return _set(name, value, nounset)
     if len(rest) == 2 and rest[0] == "@" and rest[1] in OPERATORS and is_bash(scope):
-        return transform(name, value, rest[1], scope)
+        return transform(name, value, rest[1], scope, lambda text: word(text, "value"))
     op = next((o for o in _OPERATORS if rest.startswith(o)), None)
     if op is None:
         raise ParamError("Bad substitution")

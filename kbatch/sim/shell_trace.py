@@ -27,7 +27,7 @@ from collections.abc import MutableMapping, Sequence
 from typing import TYPE_CHECKING
 
 from kbatch.sim.shell_expand import dequote, expand
-from kbatch.sim.shell_printf import ansi_c_quote
+from kbatch.sim.shell_quote import bash_quote
 from kbatch.sim.shell_scan import FREE, scan
 from kbatch.sim.shell_vocab import ASSIGNMENT
 
@@ -36,29 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["bash_quote", "trace", "trace_cond", "trace_line", "written_words"]
 
-_METAS = frozenset(" \t\n'\"\\|&;()<>!{}*[?]^$`")
 _PATTERN_OPS = frozenset({"=", "==", "!="})
-
-
-def bash_quote(word: str) -> str:
-    """``word`` as bash's trace writes it (``sh_contains_shell_metas`` then ``sh_single_quote``, or
-    ``ansic_shouldquote`` then ``ansic_quote``; ``lib/sh/shquote.c``): ``''`` when empty, single
-    quotes around a word holding a shell metacharacter (``~`` first or after ``=`` / ``:``, ``#``
-    first), ``$'…'`` around one holding a byte that is not printable ASCII, else as it is."""
-    if not word:
-        return "''"
-    if _has_metas(word):
-        return "\\'" if word == "'" else "'" + word.replace("'", "'\\''") + "'"
-    if any(not " " <= ch <= "~" for ch in word):
-        return ansi_c_quote(word)
-    return word
-
-
-def _has_metas(word: str) -> bool:
-    for pos, ch in enumerate(word):
-        if ch in _METAS or (ch == "~" and (pos == 0 or word[pos - 1] in "=:")) or (ch == "#" and pos == 0):
-            return True
-    return False
 
 
 def _prompt(shell: Shell, scope: MutableMapping[str, str]) -> str:

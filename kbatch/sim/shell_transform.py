@@ -1,42 +1,48 @@
-"""bash's parameter transformations ``${P@OP}`` of one value (bash(1) "Parameter Expansion";
-``subst.c`` ``parameter_brace_transform``, ``string_transform``):
+"""bash's parameter transformations ``${P@OP}`` (bash(1) "Parameter Expansion"; ``subst.c``
+``parameter_brace_transform``, ``string_transform``), of one value or of an array's elements:
 
 * ``Q``: the value quoted to be read back (``sh_quote_reusable``): ``'…'`` with each ``'`` as
   ``'\\''``, bash's ``$'…'`` when it holds a byte that is not printable ASCII; an unset one is empty.
+  ``K`` / ``k``: the same of a value (bash 5.1+ / 5.2).
 * ``U`` / ``u`` / ``L``: upper case / the first character upper case / lower case (the C locale).
 * ``a``: the attribute letters, in ``declare``'s order; ``A``: an assignment (or ``declare``
   command) that recreates the variable (``x='v'``, ``declare -i n='2'``).
-
 * ``E``: the value with its backslash escapes decoded as ``$'…'`` decodes them
   (:func:`kbatch.sim.shell_ansi_c.decode`).
+* ``P``: the value decoded as a prompt and expanded (:mod:`kbatch.sim.shell_prompt`).
 
-The transformations of a whole array (``${a[@]@Q}``) are not modelled; dash has none of them
-(``Bad substitution``).
+Of an array's elements (``${a[@]@OP}``, ``${a[*]@OP}``: :func:`transform_all`) each is transformed
+(``${a[@]@Q}``: ``'x' 'y z'``), but ``K`` of an indexed or associative array is one value, its
+key-value pairs (``0 "x" 1 "y z"``; an associative array's keys quoted when they need it, each pair
+followed by a space, as ``declare -p`` writes them), and ``k`` its keys and values as they are, one
+value each (``"${a[@]@k}"``: ``0``, ``x``, ``1``, ``y z``); ``${a[@]@A}`` (``declare -p``'s line) is not
+modelled (``Bad substitution``). An element (``${a[1]@Q}``) is transformed as a value, ``@a`` and
+``@A`` with the array's attributes (``declare -a a='y z'``). dash has none of them (``Bad
+substitution``).
 """
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 
 from kbatch.sim.shell_ansi_c import decode
-from kbatch.sim.shell_printf import ansi_c_quote
-from kbatch.sim.shell_vars import attributes, deref
+from kbatch.sim.shell_prompt import decode as decode_prompt
+from kbatch.sim.shell_quote import double_quote, key_quote, single_quote
+from kbatch.sim.shell_vars import attributes, deref, is_assoc
 
-__all__ = ["OPERATORS", "transform"]
+__all__ = ["OPERATORS", "quote", "transform", "transform_all"]
 
-OPERATORS = frozenset("QEUuLaA")
+OPERATORS = frozenset("QEUuLaAKkP")
 _ORDER = "aAinrxlu"  # ``var_attribute_string``'s
+quote = single_quote  # ``${P@Q}``
+Expand = Callable[[str], str]
+"""Expands a double-quoted word to its value (``${P@P}``'s second step)."""
 
 
-def quote(value: str) -> str:
-    """``value`` as ``${P@Q}`` quotes it."""
-    if any(not " " <= ch <= "~" for ch in value):
-        return ansi_c_quote(value)
-    return "'" + value.replace("'", "'\\''") + "'"
-
-
-def transform(name: str, value: str | None, op: str, scope: MutableMapping[str, str]) -> str:
-    """``${name@op}`` of ``value`` (None: ``name`` is unset); ``op`` one of :data:`OPERATORS`."""
+def transform(name: str, value: str | None, op: str, scope: MutableMapping[str, str],
+              expand: Expand | None = None) -> str:
+    """``${name@op}`` of ``value`` (None: ``name`` is unset); ``op`` one of :data:`OPERATORS`;
+    ``expand``: for ``P``, the expansion of the decoded prompt (without it, decoded only)."""
     if op in "aA":
         target = deref(scope, name) if name[0].isalpha() or name[0] == "_" else name
         letters = "".join(ch for ch in _ORDER if ch in attributes(scope, target))
@@ -48,8 +54,11 @@ def transform(name: str, value: str | None, op: str, scope: MutableMapping[str, 
         return f"declare -{letters} {assignment}" if letters else assignment
     if value is None:
         return ""
-    if op == "Q":
+    if op in "QKk":
         return quote(value)
+    if op == "P":
+        decoded = decode_prompt(value, scope)
+        return expand(decoded) if expand is not None else decoded
     if op == "E":
         return decode(value)
     if op == "U":
@@ -57,3 +66,21 @@ def transform(name: str, value: str | None, op: str, scope: MutableMapping[str, 
     if op == "L":
         return value.lower()
     return value[:1].upper() + value[1:]
+
+
+def transform_all(name: str, elements: Sequence[tuple[str, str]], op: str, scope: MutableMapping[str, str],
+                  expand: Expand | None = None) -> list[str] | None:
+    """``${name[@]@op}``: the values, each an element's ``(subscript, value)`` transformed, or the one
+    value of ``K``'s pairs for an array; None for ``A`` (not modelled)."""
+    if op == "A":
+        return None
+    letters = attributes(scope, name)
+    if op in "Kk" and ("a" in letters or "A" in letters):
+        if op == "k":  # bash 5.2: the keys and values, as they are, a value each
+            return [part for pair in elements for part in pair]
+        if not elements:
+            return []
+        if is_assoc(scope, name):
+            return ["".join(f"{key_quote(sub)} {double_quote(value)} " for sub, value in elements)]
+        return [" ".join(f"{sub} {double_quote(value)}" for sub, value in elements)]
+    return [transform(name, value, op, scope, expand) for _, value in elements]

@@ -1,0 +1,211 @@
+"""Kueue's Configuration decoder on durations and ``null``, as Go's.
+
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/config/config.go`` ``fromFile`` decodes with
+apimachinery's strict serializer (``pkg/runtime/serializer/json/json.go``: ``kjson.UnmarshalStrict``,
+a decoding error returned as it is), which is sigs.k8s.io/json's fork of ``encoding/json``
+(``internal/golang/encoding/json/decode.go``).
+
+- ``metav1.Duration.UnmarshalJSON`` (apimachinery ``pkg/apis/meta/v1/duration.go``) runs
+  ``time.ParseDuration``; its error ends decoding at once (``literalStore`` returns it), unwrapped,
+  ahead of any type error the decoder saved and of the unknown fields: the file is refused with
+  ``time: unknown unit " minutes" in duration "5 minutes"`` alone, the first such value in the file.
+- ``null``: a pointer, slice or map is set to nil, any other value left as it was (on a new object:
+  the field absent); a ``null`` list item or map value is the element's zero value. A non-pointer
+  ``metav1.Duration`` (v1beta2 ``waitForPodsReady.timeout``, ``admissionFairSharing``'s two,
+  component-base ``LeaderElectionConfiguration``'s three) hands the ``null`` to ``UnmarshalJSON``,
+  which parses ``""``: ``time: invalid duration ""``; v1beta1's ``waitForPodsReady.timeout`` is a
+  pointer.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kbatch.api.kueue_config import load
+from tests.controllers.kueue.test_kueue_config_go_types import FULL_V1BETA1, FULL_V1BETA2
+from tests.controllers.kueue.test_kueue_config_strict_sections import V1BETA1, V1BETA2, _message, _with
+
+PREFIX = "invalid Kueue configuration: "
+
+# every metav1.Duration field of the two versions: (version, section, path inside it)
+DURATIONS = [
+    (V1BETA2, "waitForPodsReady", ("timeout",)),
+    (V1BETA1, "waitForPodsReady", ("timeout",)),
+    (V1BETA2, "waitForPodsReady", ("recoveryTimeout",)),
+    (V1BETA2, "admissionFairSharing", ("usageHalfLifeTime",)),
+    (V1BETA1, "admissionFairSharing", ("usageSamplingInterval",)),
+    (V1BETA2, "objectRetentionPolicies", ("workloads", "afterFinished")),
+    (V1BETA1, "objectRetentionPolicies", ("workloads", "afterDeactivatedByKueue")),
+    (V1BETA2, "multiKueue", ("gcInterval",)),
+    (V1BETA1, "multiKueue", ("workerLostTimeout",)),
+    (V1BETA2, "leaderElection", ("leaseDuration",)),
+    (V1BETA2, "leaderElection", ("renewDeadline",)),
+    (V1BETA1, "leaderElection", ("retryPeriod",)),
+]
+# time.ParseDuration's messages (Go src/time/format.go)
+UNPARSABLE = [
+    ("5 minutes", 'time: unknown unit " minutes" in duration "5 minutes"'),
+    ("abc", 'time: invalid duration "abc"'),
+    ("5", 'time: missing unit in duration "5"'),
+    ("1h30", 'time: missing unit in duration "1h30"'),
+    ("", 'time: invalid duration ""'),
+]
+
+
+def _nested(path: tuple[str, ...], value: Any) -> Any:
+    for part in reversed(path):
+        value = {part: value}
+    return value
+
+
+@pytest.mark.parametrize(("version", "section", "path"), DURATIONS)
+@pytest.mark.parametrize(("text", "error"), UNPARSABLE)
+def test_an_unparsable_duration_is_the_decoders_error_before_any_other(
+        version: str, section: str, path: tuple[str, ...], text: str, error: str) -> None:
+    """ParseDuration's message alone, ahead of a type error (``namespace: 5``, saved by the decoder)
+    and an unknown field; no field error of validation."""
+    config = _with(version, namespace=5, bogus=1, **{section: _nested(path, text)})
+    assert _message(config) == PREFIX + error
+
+
+def test_the_first_unparsable_duration_in_the_file_is_the_one_reported() -> None:
+    first = _with(admissionFairSharing={"usageHalfLifeTime": "1x"}, waitForPodsReady={"timeout": "2y"})
+    assert _message(first) == PREFIX + 'time: unknown unit "x" in duration "1x"'
+    second = _with(waitForPodsReady={"timeout": "2y"}, admissionFairSharing={"usageHalfLifeTime": "1x"})
+    assert _message(second) == PREFIX + 'time: unknown unit "y" in duration "2y"'
+
+
+def test_a_duration_under_a_field_of_the_wrong_type_or_unknown_is_not_read() -> None:
+    """The decoder skips a value of the wrong type or an unknown field: nothing inside is parsed."""
+    assert _message(_with(objectRetentionPolicies={"workloads": [{"afterFinished": "x"}]})).startswith(
+        PREFIX + "objectRetentionPolicies.workloads: ")
+    assert _message(_with(V1BETA1, multiKueue={"clusterProfile": {"x": "1 s"}})) == (
+        PREFIX + 'strict decoding error: unknown field "multiKueue.clusterProfile"')
+
+
+@pytest.mark.parametrize(("version", "section", "path", "error"), [
+    (V1BETA2, "waitForPodsReady", ("timeout",), True),  # metav1.Duration
+    (V1BETA1, "waitForPodsReady", ("timeout",), False),  # *metav1.Duration
+    (V1BETA2, "waitForPodsReady", ("recoveryTimeout",), False),
+    (V1BETA2, "admissionFairSharing", ("usageHalfLifeTime",), True),
+    (V1BETA1, "admissionFairSharing", ("usageSamplingInterval",), True),
+    (V1BETA2, "objectRetentionPolicies", ("workloads", "afterFinished"), False),
+    (V1BETA2, "multiKueue", ("gcInterval",), False),
+    (V1BETA2, "leaderElection", ("leaseDuration",), True),
+    (V1BETA1, "leaderElection", ("retryPeriod",), True),
+])
+def test_a_null_duration_is_unset_if_a_pointer_else_the_empty_text(
+        version: str, section: str, path: tuple[str, ...], error: bool) -> None:
+    sections = {section: _nested(path, None)}
+    if version == V1BETA1 and section == "waitForPodsReady":
+        sections = {section: {"enable": True, path[0]: None}}
+    assert _message(_with(version, **sections)) == (PREFIX + 'time: invalid duration ""' if error else "")
+
+
+def test_v1beta1_null_timeout_is_defaulted_as_absent() -> None:
+    cfg = load(_with(V1BETA1, waitForPodsReady={"enable": True, "timeout": None}))
+    assert cfg.wait_for_pods_ready is not None and cfg.wait_for_pods_ready.timeout == 300.0
+
+
+# --- null items and values: the element's zero ---------------------------------------------------
+
+
+def test_null_map_values_are_zero() -> None:
+    cfg = load(_with(featureGates={"PartialAdmission": None},
+                     admissionFairSharing={"resourceWeights": {"cpu": None}},
+                     resources={"transformations": [{"input": "a", "outputs": {"b": None}}]}))
+    assert cfg.feature_gates == {"PartialAdmission": False}
+    assert cfg.admission_fair_sharing is not None
+    assert cfg.admission_fair_sharing.resource_weights == {"cpu": 0.0}
+    outputs = cfg.transformations[0].outputs or {}
+    assert str(outputs["b"]) == "0"  # resource.Quantity's UnmarshalJSON: null is zero
+
+
+def test_null_struct_items_are_zero_structs_for_validation_to_judge() -> None:
+    """A zero ``LabelSelectorRequirement`` has an empty key and operator: validation refuses both
+    (and the namespace check is skipped, the selector not parsing); a zero transformation has an
+    empty input, which validation takes, and the default strategy."""
+    message = _message(_with(managedJobsNamespaceSelector={"matchExpressions": [None]}))
+    assert 'matchExpressions[0].operator: Invalid value: "": not a valid selector operator' in message
+    assert 'matchExpressions[0].key: Invalid value: ""' in message
+    cfg = load(_with(resources={"transformations": [None]}))
+    assert [(t.input, t.strategy) for t in cfg.transformations] == [("", "Retain")]
+
+
+def test_a_selector_that_does_not_parse_is_a_field_error_not_a_crash() -> None:
+    """``validateManagedJobsNamespaceSelector``: ``LabelSelectorAsSelector`` failing ends the check."""
+    bad = {"matchExpressions": [{"key": "a", "operator": "Bogus"}]}
+    message = _message(_with(managedJobsNamespaceSelector=bad))
+    assert message.endswith('managedJobsNamespaceSelector.matchExpressions[0].operator: Invalid value: '
+                            '"Bogus": not a valid selector operator'), message
+
+
+# --- property: null anywhere in the modelled sections ----------------------------------------------
+
+_MAPS = {"featureGates", "resourceWeights", "matchLabels", "outputs", "groupKindConcurrency"}
+_QUANTITIES = {"outputs"}  # resource.Quantity's zero is "0"
+_VALUE_DURATIONS = {
+    V1BETA2: {("waitForPodsReady", "timeout"), ("admissionFairSharing", "usageHalfLifeTime"),
+              ("admissionFairSharing", "usageSamplingInterval"), ("leaderElection", "leaseDuration"),
+              ("leaderElection", "renewDeadline"), ("leaderElection", "retryPeriod")},
+}
+_VALUE_DURATIONS[V1BETA1] = _VALUE_DURATIONS[V1BETA2] - {("waitForPodsReady", "timeout")}
+_ZERO = {bool: False, int: 0, float: 0.0, str: ""}
+
+
+def _spots(node: Any, path: tuple[Any, ...], in_map: str = "") -> list[tuple[tuple[Any, ...], str]]:
+    """Where a null may go: struct fields (``field``), scalar list items and map values (their
+    zero's kind); a struct list item is left to the examples above."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            here = (*path, key)
+            out.append((here, "item" if in_map else "field"))
+            out += _spots(value, here, key if key in _MAPS else "")
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            if not isinstance(item, (dict, list)):
+                out.append(((*path, i), "item"))
+            out += _spots(item, (*path, i))
+    return [(p, kind) for p, kind in out if p[:1] not in (("apiVersion",), ("kind",))]
+
+
+def _parent(config: Any, path: tuple[Any, ...]) -> Any:
+    for part in path[:-1]:
+        config = config[part]
+    return config
+
+
+def _outcome(config: dict[str, Any]) -> Any:
+    message = _message(config)
+    return message or load(config)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_null_is_the_field_absent_or_the_items_zero(data: st.DataObject) -> None:
+    """Property: in a valid full Configuration (either version), ``null`` at a few random places
+    decodes as Go decodes it: a struct field as absent (a non-pointer ``metav1.Duration``:
+    ``time: invalid duration ""``), a list item or map value as its zero."""
+    full = data.draw(st.sampled_from([FULL_V1BETA2, FULL_V1BETA1]))
+    spots = data.draw(st.lists(st.sampled_from(_spots(full, ())), min_size=1, max_size=3, unique=True))
+    nulled, expected = copy.deepcopy(full), copy.deepcopy(full)
+    for path, kind in sorted(spots, key=lambda s: -len(s[0])):  # innermost first: a null parent wins
+        _parent(nulled, path)[path[-1]] = None
+        parent = _parent(expected, path)
+        if kind == "field":
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = "0" if path[-2] in _QUANTITIES else _ZERO[type(parent[path[-1]])]
+    paths = [path for path, _ in spots]
+    duration_error = any(path in _VALUE_DURATIONS[full["apiVersion"]]
+                         and not any(path[:n] in paths for n in range(1, len(path))) for path in paths)
+    if duration_error:
+        assert _message(nulled) == PREFIX + 'time: invalid duration ""'
+    else:
+        assert _outcome(nulled) == _outcome(expected), spots
