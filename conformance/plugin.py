@@ -21,7 +21,7 @@ import importlib
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -36,32 +36,54 @@ from conformance.isolation import (
     release_namespace,
     run_seed,
 )
-from conformance.report import Result, Run, Semantic, junit, report_json, table
+from conformance.records import Aggregate, Phase, Record, Seen, from_wire, semantic_from_wire, to_wire
+from conformance.report import Run, Semantic, junit, report_json, table
 from conformance.target import Target, capabilities, gates_of
 
 __all__ = ["describe", "listing", "register_markers", "semantic_of"]
 
 _STATE = pytest.StashKey["_State"]()
+_SEEN = pytest.StashKey[list[Seen]]()  # on an item: the targets its current phase built
+_RECORD = "kbatch_conformance"  # the report attribute carrying a phase's record (conformance.records)
+_LISTED = "kbatch_conformance_listed"  # an xdist worker's --conformance-list, in its workeroutput
 
 
 class _State:
     """What one pytest session gathers (in ``config.stash``: ``kbatch conformance`` runs the suite
-    with ``pytest.main`` inside processes that may themselves be pytest sessions)."""
+    with ``pytest.main`` inside processes that may themselves be pytest sessions), and the hooks that
+    gather it (registered as a plugin of that session: a module-level hook has no session to hold it)."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self.results: dict[str, Result] = {}  # by nodeid, in the order checks ran
-        self.descriptions: list[str] = []
-        self.capabilities: set[str] = set()
-        self.kubernetes_version: str | None = None
+        self.positions: dict[str, int] = {}  # nodeid -> place in this process's collection
+        self.aggregate = Aggregate()  # every phase's record, from this process or xdist's workers
         self.listed: list[Semantic] = []
 
-    def saw(self, tgt: Target) -> None:
-        text = describe(tgt)
-        if text not in self.descriptions:
-            self.descriptions.append(text)
-        self.capabilities |= capabilities(tgt)
-        self.kubernetes_version = self.kubernetes_version or getattr(tgt, "kubernetes_version", None)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.positions = {item.nodeid: i for i, item in enumerate(session.items)}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Fold each phase into the report where reports end up: the only process of a serial run,
+        the controller (and, unused, the worker) of an xdist run."""
+        wire = getattr(report, _RECORD, None)
+        if wire is not None:
+            self.aggregate.fold(from_wire(wire))
+        elif report.failed:
+            self.aggregate.fold_more(report.nodeid, _phase(report))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """pytest-xdist's hook on the controller when a worker finished (``xdist/newhooks.py``): its
+        ``--conformance-list`` comes in its ``workeroutput``; every worker collected the same."""
+        listed = getattr(node, "workeroutput", {}).get(_LISTED)
+        if listed and not self.listed:
+            self.listed = [semantic_from_wire(s) for s in listed]
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    """pytest-xdist's own test (``xdist.is_xdist_worker``), without importing xdist, which kbatch does
+    not depend on: a worker's config has the ``workerinput`` the controller sent."""
+    return hasattr(config, "workerinput")
 
 
 def describe(tgt: Target) -> str:
@@ -99,7 +121,9 @@ def register_markers(config: pytest.Config) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_STATE] = _State(run_seed())
+    if _STATE not in config.stash:
+        config.stash[_STATE] = state = _State(run_seed())
+        config.pluginmanager.register(state, "kbatch-conformance-report")
     register_markers(config)
     for name in config.getoption("--conformance-family", []) or ():
         families.by_name(name)  # an unknown family is a usage error, before anything runs
@@ -163,10 +187,14 @@ def _kinds(node: pytest.Item) -> tuple[str, ...]:
     return family.kinds if family else ()
 
 
+def _seen(tgt: Target) -> Seen:
+    return Seen(describe(tgt), tuple(sorted(capabilities(tgt))), getattr(tgt, "kubernetes_version", None))
+
+
 def _checked(request: pytest.FixtureRequest) -> Target:
     """A new target for this check; skips (closing it) when the check's requirements are unmet."""
     tgt = _factory(request.node)()
-    request.config.stash[_STATE].saw(tgt)
+    request.node.stash.setdefault(_SEEN, []).append(_seen(tgt))
     reasons = requirements.unmet(_markers(request.node), capabilities(tgt))
     if reasons:
         _close(tgt)
@@ -234,32 +262,36 @@ def _outcome(report: pytest.TestReport) -> str:
     return "error"  # setup or teardown failed: the target, not the semantic
 
 
-def _merge(before: Result | None, sem: Semantic, report: pytest.TestReport) -> Result:
-    """A check's result after one more phase (setup, call, teardown): the first that did not pass
-    decides; a failure outside the call is an ``error``."""
-    duration = (before.duration if before else 0.0) + report.duration
-    if before is not None and before.outcome != "passed":
-        return replace(before, duration=duration)
+def _phase(report: pytest.TestReport) -> Phase:
+    """One phase of a check (setup, call, teardown) as the report counts it: a failure outside the
+    call is an ``error``."""
     if report.passed:
-        return Result(sem, "passed", duration)
+        return Phase("passed", report.duration)
     details = "" if report.skipped else report.longreprtext
-    return Result(sem, _outcome(report), duration, _message(report), details)
+    return Phase(_outcome(report), report.duration, _message(report), details)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Iterator[None]:
+    """Attach the phase's record to its report, in the process that ran it (an xdist worker sends it
+    on to the controller with the report)."""
     outcome = yield
+    seen: list[Seen] = item.stash.get(_SEEN, [])
+    item.stash[_SEEN] = []
     sem = semantic_of(item)
-    if sem is not None:
-        results = item.config.stash[_STATE].results
-        results[item.nodeid] = _merge(results.get(item.nodeid), sem, outcome.get_result())
+    if sem is not None or seen:
+        positions = item.config.stash[_STATE].positions
+        report = outcome.get_result()
+        record = Record(positions.get(item.nodeid, len(positions)), _phase(report), sem, tuple(seen))
+        setattr(report, _RECORD, to_wire(record))
 
 
 def _run(config: pytest.Config, exit_code: int | None) -> Run:
     state = config.stash[_STATE]
     chosen = config.getoption("--conformance-family", []) or [f.name for f in families.FAMILIES]
-    return Run(target=target_spec(), descriptions=tuple(state.descriptions),
-               kubernetes_version=state.kubernetes_version, capabilities=tuple(sorted(state.capabilities)),
+    seen = state.aggregate
+    return Run(target=target_spec(), descriptions=seen.descriptions(),
+               kubernetes_version=seen.kubernetes_version(), capabilities=seen.capabilities(),
                seed=state.seed, families=tuple(chosen), exit_code=exit_code)
 
 
@@ -290,10 +322,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if state is None:
         return
     listing_mode = config.getoption("--conformance-list", False)
+    if _is_xdist_worker(config):  # the controller writes the files, once
+        if listing_mode:
+            config.workeroutput[_LISTED] = [asdict(s) for s in state.listed]  # type: ignore[attr-defined]
+        return
     if listing_mode and state.listed and int(exitstatus) == pytest.ExitCode.NO_TESTS_COLLECTED:
         session.exitstatus = pytest.ExitCode.OK
     run = _run(config, int(session.exitstatus))
-    results = list(state.results.values())
+    results = state.aggregate.results()
     json_path = config.getoption("--conformance-json", None)
     if json_path:
         doc = _listing_json(state.listed) if listing_mode else report_json(run, results)
@@ -315,8 +351,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
         for line in listing(state.listed):
             terminalreporter.write_line(line)
         return
-    if not state.results:
+    results = state.aggregate.results()
+    if not results:
         return
     terminalreporter.section("kbatch conformance report")
-    for line in table(_run(config, int(exitstatus)), list(state.results.values())):
+    for line in table(_run(config, int(exitstatus)), results):
         terminalreporter.write_line(line)
