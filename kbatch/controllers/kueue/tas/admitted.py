@@ -9,8 +9,11 @@ added by ``addTASUsageForHeldDomains``, which skips the domains the flavor does 
 One walk over the Workloads holding quota yields both sums, keyed by the domain values as the
 assignments name them (a pod set's one-pod requests, and one ``pods``, times each domain's count):
 
-* ``own``: per flavor, the pod sets admitted on it;
+* ``own``: per flavor that does not share (a non-hostname lowest level, or the gate off), the pod
+  sets admitted on it;
 * ``shared``: the pod sets admitted on any of the sharing flavors, each once.
+
+A pod set on none of these flavors is not decoded.
 
 A flavor's snapshot then adds one of them (:meth:`~.snapshot.TASFlavorSnapshot.add_summed_usage`),
 so N flavors cost one walk and N passes over the summed domains instead of N walks.
@@ -32,7 +35,7 @@ Usage = dict[DomainValues, dict[str, int]]  # per assignment domain (its values)
 
 @dataclass(frozen=True, slots=True)
 class AdmittedUsage:
-    own: Mapping[str, Usage]  # per flavor
+    own: Mapping[str, Usage]  # per flavor that does not share nodes
     shared: Usage  # on any flavor sharing nodes, each pod set once
 
     def of(self, flavor: str, shares_nodes: bool) -> Usage:
@@ -40,18 +43,22 @@ class AdmittedUsage:
         return self.shared if shares_nodes else self.own.get(flavor, {})
 
 
-def admitted_usage(workloads: Iterable[Workload], sharing: Collection[str]) -> AdmittedUsage:
-    """The one walk: ``sharing`` names the flavors whose usage is shared per node."""
+def admitted_usage(
+    workloads: Iterable[Workload], sharing: Collection[str], owning: Collection[str]
+) -> AdmittedUsage:
+    """The one walk: ``sharing`` names the flavors whose usage is shared per node, ``owning`` those
+    that keep their own."""
     own: dict[str, Usage] = {}
     shared: Usage = {}
     for wl in workloads:
         for flavors, read in assigned_pod_sets(wl):
-            named = dict.fromkeys(flavors)  # each flavor once, in the admission's order
-            if not named:
+            owners = [f for f in dict.fromkeys(flavors) if f in owning]  # each flavor once
+            shares = any(f in sharing for f in flavors)
+            if not owners and not shares:
                 continue
             domains, one = read()
-            for f in named:
+            for f in owners:
                 add_pods(own.setdefault(f, {}), domains, one)
-            if any(f in sharing for f in named):
+            if shares:
                 add_pods(shared, domains, one)
     return AdmittedUsage(own, shared)

@@ -206,7 +206,9 @@ class TASCycle:
         Workload (:mod:`.preemption`), and the cycle's admissions are added to the snapshots, not to
         the admitted Workloads, so every later snapshot would have walked the same ones."""
         if self._admitted is None:
-            self._admitted = admitted_usage(self.admitted(), self._host_flavors())
+            sharing = frozenset(self._host_flavors())
+            owning = frozenset(f for f in self.flavors if self.levels(f) is not None) - sharing
+            self._admitted = admitted_usage(self.admitted(), sharing, owning)
         return self._admitted
 
     def _shares_nodes(self, flavor: str) -> bool:
