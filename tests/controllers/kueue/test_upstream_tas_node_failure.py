@@ -369,3 +369,23 @@ def test_pod_events_reach_the_node_a_late_pod_waits_for() -> None:
     assert mapper(_pending("p", NODE2, tas=False)) == []
     assert mapper(_pod(phase="Failed")) == [Request("", NODE)]
     assert mapper(_pod()) == []
+
+
+@pytest.mark.parametrize("running", [True, False])
+def test_a_later_workload_slice_is_judged_by_its_chain_pods(running: bool) -> None:
+    """``hasProgressingPods`` lists the pods of the Workload's slice chain
+    (``ListPodsForWorkloadSlice`` by ``workloadslicing.SliceName``, the pods keyed by
+    ``IndexPodWorkloadSliceName``): an elastic Job's scaled slice ``test-workload`` (chain
+    ``first-slice``) runs pods that name the chain's first slice, so a NotReady node whose pods still
+    run is not failed (kbatch looked for pods naming ``test-workload`` and failed it)."""
+    wl = _workload((NODE, 1))
+    wl = Workload.model_validate({**wl.to_dict(), "metadata": {
+        "name": "test-workload", "namespace": "default",
+        "annotations": {"kueue.x-k8s.io/workload-slice-name": "first-slice"}}})
+    pod = _pod(phase="Running" if running else "Failed")
+    pod = Pod.model_validate({**pod.to_dict(), "metadata": {**pod.to_dict()["metadata"], "annotations": {
+        "kueue.x-k8s.io/workload": "first-slice", "kueue.x-k8s.io/podset-unconstrained-topology": "true"}}})
+    store = _Store([_node(ready="False"), wl, pod, FLAVOR])
+    NodeFailureController(_Mgr(store, {})).reconcile(Request("", NODE))
+    status = store.get(Workload, "test-workload", "default").status
+    assert [n.name for n in (status.unhealthy_nodes if status else None) or ()] == ([] if running else [NODE])

@@ -10,6 +10,7 @@ Upstream: kubernetes-sigs/kueue v0.19.2, KEP ``keps/2724-topology-aware-scheduli
 :mod:`.balanced`           balanced placement (TASBalancedPlacement, alpha, off)
 :mod:`.placement`          the search's result as ``status.admission.podSetAssignments[].topologyAssignment``
 :mod:`.cluster`            the nodes, non-TAS and TAS usage a cycle's snapshots are built from
+:mod:`.admitted`           the admitted Workloads' TAS usage, one walk per cycle for every flavor's snapshot
 :mod:`.cycle`              the flavor assigner's TAS step and the cycle's TAS usage
 :mod:`.ungater`            the TopologyUngater: each gated pod to a domain, its node selector, the gate off
 :mod:`.ranks`              the ungater's ranks: pod index labels, podset-group and ``pod-index-offset`` shifts

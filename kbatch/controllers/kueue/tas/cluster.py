@@ -19,7 +19,8 @@ needs a TAS flavor, so a cycle with no TAS flavor pays nothing.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from kbatch.api.core_v1 import Node, Pod
@@ -32,12 +33,15 @@ from kbatch.controllers.kueue.tas.snapshot import TASFlavorSnapshot, TASNode
 from kbatch.controllers.scheduler.convert import quantity_map
 
 __all__ = [
+    "assigned_pod_sets",
     "assignment_domains",
     "build_snapshot",
     "tas_flavor_levels",
     "workload_tas_usage",
-    "workload_tas_usage_on",
 ]
+
+# a pod set's TAS usage: its assignment's (values, count) domains and one pod's requests
+PodSetUsage = tuple[list[tuple[tuple[str, ...], int]], dict[str, int]]
 
 
 def tas_flavor_levels(cache: Any, flavor: ResourceFlavor | None) -> tuple[str, tuple[str, ...]] | None:
@@ -79,7 +83,7 @@ def _non_tas_usage(pods: Iterable[Pod]) -> dict[str, dict[str, int]]:
 def build_snapshot(
     cache: Any, flavor: ResourceFlavor, topology: str, levels: tuple[str, ...]
 ) -> TASFlavorSnapshot:
-    """The flavor's snapshot without TAS usage (:func:`workload_tas_usage` adds it)."""
+    """The flavor's snapshot without TAS usage (:mod:`.admitted` adds it)."""
     labels = (flavor.spec.node_labels if flavor.spec else None) or {}
     nodes = []
     usage: dict[str, dict[str, int]] | None = None
@@ -114,29 +118,25 @@ def assignment_domains(ta: Any) -> tuple[tuple[str, ...], list[tuple[tuple[str, 
     return tuple(decoded["levels"]), [(tuple(d["values"]), int(d["count"] or 0)) for d in decoded["domains"]]
 
 
-def workload_tas_usage(
-    wl: Workload, flavor: str
-) -> list[tuple[list[tuple[tuple[str, ...], int]], dict[str, int]]]:
+def workload_tas_usage(wl: Workload, flavor: str) -> list[PodSetUsage]:
     """Each pod set of ``wl`` admitted on ``flavor`` with a topology assignment: its domains and one
     pod's requests."""
-    return workload_tas_usage_on(wl, (flavor,))
+    return [usage() for on, usage in assigned_pod_sets(wl) if flavor in on]
 
 
-def workload_tas_usage_on(
-    wl: Workload, flavors: Collection[str]
-) -> list[tuple[list[tuple[tuple[str, ...], int]], dict[str, int]]]:
-    """:func:`workload_tas_usage` of the pod sets admitted on any of ``flavors``, each once."""
+def assigned_pod_sets(wl: Workload) -> Iterator[tuple[tuple[str, ...], Callable[[], PodSetUsage]]]:
+    """Each pod set of ``wl`` admitted with a topology assignment: its flavors (as named by the
+    admission, resource by resource) and how to read its domains and one pod's requests (decoded
+    only when asked)."""
     admission = wl.status.admission if wl.status else None
-    out = []
     spec_sets = (wl.spec.pod_sets if wl.spec else None) or []
     for i, psa in enumerate((admission.pod_set_assignments if admission else None) or ()):
-        if (
-            psa.topology_assignment is None
-            or not any(f in flavors for f in (psa.flavors or {}).values())
-            or i >= len(spec_sets)
-        ):
+        if psa.topology_assignment is None or i >= len(spec_sets):
             continue
-        template = spec_sets[i].template
-        one = pod_spec_requests(template.spec) if template is not None and template.spec is not None else {}
-        out.append((assignment_domains(psa.topology_assignment)[1], one))
-    return out
+        read = partial(_usage, psa.topology_assignment, spec_sets[i].template)
+        yield tuple((psa.flavors or {}).values()), read
+
+
+def _usage(ta: Any, template: Any) -> PodSetUsage:
+    one = pod_spec_requests(template.spec) if template is not None and template.spec is not None else {}
+    return assignment_domains(ta)[1], one

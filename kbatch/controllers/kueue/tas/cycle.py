@@ -56,7 +56,8 @@ from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
-from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels, workload_tas_usage_on
+from kbatch.controllers.kueue.tas.admitted import AdmittedUsage, admitted_usage
+from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels
 from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology, has_multikueue_check
 from kbatch.controllers.kueue.tas.elastic import (
     AddAssumed,
@@ -73,6 +74,7 @@ from kbatch.controllers.kueue.tas.snapshot import (
     PodSetTASRequest,
     TASFlavorSnapshot,
     TopologyResult,
+    add_pods,
 )
 from kbatch.controllers.kueue.workloadslicing.slices import enabled as slicing_enabled
 from kbatch.controllers.scheduler.convert import node_selector_term
@@ -163,6 +165,7 @@ class TASCycle:
         self.overlapping = overlapping  # TASHandleOverlappingFlavors
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
+        self._admitted: AdmittedUsage | None = None
 
     # --- flavors ----------------------------------------------------------------------------------
     def levels(self, flavor: str) -> tuple[str, tuple[str, ...]] | None:
@@ -193,12 +196,20 @@ class TASCycle:
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
             snap.balanced = self.balanced
             snap.respect_preferred = self.respect_preferred
-            sources = self._host_flavors() if self._shares_nodes(flavor) else (flavor,)
-            for wl in self.admitted():
-                for domains, one in workload_tas_usage_on(wl, sources):
-                    snap.add_usage(domains, one)
+            snap.add_summed_usage(self._admitted_usage().of(flavor, self._shares_nodes(flavor)))
             self._snapshots[flavor] = snap
         return snap
+
+    def _admitted_usage(self) -> AdmittedUsage:
+        """The admitted Workloads' TAS usage, walked once for every flavor's snapshot
+        (:mod:`.admitted`). The first snapshot comes before any preemption simulation removes a
+        Workload (:mod:`.preemption`), and the cycle's admissions are added to the snapshots, not to
+        the admitted Workloads, so every later snapshot would have walked the same ones."""
+        if self._admitted is None:
+            sharing = frozenset(self._host_flavors())
+            owning = frozenset(f for f in self.flavors if self.levels(f) is not None) - sharing
+            self._admitted = admitted_usage(self.admitted(), sharing, owning)
+        return self._admitted
 
     def _shares_nodes(self, flavor: str) -> bool:
         """``TASHandleOverlappingFlavors`` applies to the flavor: its lowest level is the hostname
@@ -444,10 +455,7 @@ def add_assumed(
     single_pod: Mapping[str, int],
 ) -> None:
     """``addAssumedUsage``: what a pod set of the workload took, seen by its next pod sets."""
-    for leaf, count in leaves:
-        have = assumed.setdefault(leaf, {})
-        for res, q in {**single_pod, "pods": 1}.items():
-            have[res] = have.get(res, 0) + q * count
+    add_pods(assumed, leaves, single_pod)
 
 
 def _shared_assumed(snap: TASFlavorSnapshot, by_host: Assumed) -> tuple[Assumed, AddAssumed]:

@@ -40,7 +40,9 @@ it has just recorded by their pods in the same reconcile and would clear a node 
 run, which only its informer lag prevents; kbatch keeps them recorded (what the gate means).
 The node's pods are found by listing them (upstream keeps field indexes).
 
-Not modelled: workload slices.
+A Workload's pods on the node are those of its slice chain (``hasProgressingPods`` lists them by
+``workloadslicing.SliceName``): an elastic Job's later slice is judged by the running pods, which
+name the chain's first slice.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.controllers.kueue.tas import late_pods
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
 from kbatch.controllers.kueue.tas.late_pods import WorkloadKey
-from kbatch.controllers.kueue.tas.request import WORKLOAD_ANNOTATION, is_tas_pod
+from kbatch.controllers.kueue.tas.request import is_tas_pod, pod_slice_name
 from kbatch.controllers.kueue.tas.unhealthy import (
     EVICTED_EVENT,
     assigned_nodes,
@@ -67,6 +69,7 @@ from kbatch.controllers.kueue.tas.unhealthy import (
     hostname_nodes,
     unhealthy_node_names,
 )
+from kbatch.controllers.kueue.workloadslicing.slices import slice_name
 from kbatch.controllers.scheduler.convert import toleration_of
 from kbatch.controllers.scheduler.types import Taint, Toleration
 from kbatch.runtime.cache import BY_NODE_NAME
@@ -263,13 +266,14 @@ class NodeFailureController:
         return self._pods_verdict(node, wl, untolerated=verdict == UNHEALTHY), True
 
     def _pods_verdict(self, node: Node, wl: Workload, untolerated: bool) -> str:
-        """``checkPodsOnNode``: healthy while a pod of the Workload bound to the node progresses
-        (``hasProgressingPods``: not terminated, not being deleted)."""
+        """``checkPodsOnNode``: healthy while a pod of the Workload's slice chain bound to the node
+        progresses (``hasProgressingPods``: ``ListPodsForWorkloadSlice``; not terminated, not being
+        deleted)."""
+        chain = slice_name(wl)
         progressing = any(
             p.metadata.deletion_timestamp is None and not _terminated(p)
             for p in self.mgr.ctx.cache.list(Pod, index=(BY_NODE_NAME, node.metadata.name or ""))
-            if p.metadata.namespace == wl.metadata.namespace
-            and (p.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == wl.metadata.name
+            if p.metadata.namespace == wl.metadata.namespace and pod_slice_name(p) == chain
         )
         if progressing and (not untolerated or self._on("TASReplaceNodeOnPodTermination")):
             return HEALTHY

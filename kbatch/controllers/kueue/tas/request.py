@@ -20,6 +20,7 @@ from kbatch.api.errors import FieldError, FieldErrorType
 from kbatch.api.go_bool import parse_bool
 from kbatch.api.jobframework import PodSetInfo
 from kbatch.api.kueue_v1beta2 import PodSetTopologyRequest
+from kbatch.api.kueue_v1beta2.constants import WORKLOAD_SLICE_NAME_ANNOTATION
 from kbatch.api.selectors import label_key_errors
 from kbatch.controllers.kueue.tas import slice_annotations as slices
 
@@ -31,6 +32,7 @@ __all__ = [
     "WORKLOAD_ANNOTATION",
     "is_explicit",
     "is_tas_pod",
+    "pod_slice_name",
     "tas_info",
     "topology_request",
     "validate",
@@ -144,6 +146,13 @@ def is_explicit(tr: PodSetTopologyRequest | None) -> bool:
         or tr.pod_set_slice_size is not None
         or bool(tr.podset_slice_required_topology_constraints)
     )
+
+
+def pod_slice_name(pod: Any) -> str | None:
+    """``indexer.IndexPodWorkloadSliceName``: the pod's ``kueue.x-k8s.io/workload-slice-name``
+    (an elastic Workload's chain), else its ``kueue.x-k8s.io/workload``."""
+    annotations = pod.metadata.annotations or {}
+    return annotations.get(WORKLOAD_SLICE_NAME_ANNOTATION, annotations.get(WORKLOAD_ANNOTATION))
 
 
 def is_tas_pod(pod: Any) -> bool:

@@ -48,7 +48,7 @@ A failed node's replacement (``replacement.py``) searches with :meth:`TASFlavorS
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kbatch.controllers.kueue.tas.balanced import balanced_fit
@@ -70,6 +70,7 @@ __all__ = [
     "TASFlavorSnapshot",
     "TASNode",
     "TopologyResult",
+    "add_pods",
 ]
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -165,6 +166,19 @@ def count_in(capacity: Mapping[str, int], one: Mapping[str, int]) -> tuple[int, 
     return (0, limiting) if best < 0 else (best, limiting)
 
 
+def add_pods(
+    into: dict[DomainValues, dict[str, int]],
+    domains: Iterable[tuple[DomainValues, int]],
+    single_pod: Mapping[str, int],
+    sign: int = 1,
+) -> None:
+    """``count`` pods of ``single_pod`` (and ``count`` pods) added to each domain of ``into``."""
+    for values, count in domains:
+        have = into.setdefault(values, {})
+        for res, q in {**single_pod, "pods": 1}.items():
+            have[res] = have.get(res, 0) + sign * q * count
+
+
 class TASFlavorSnapshot:
     """``TASFlavorSnapshot``: the flavor's topology tree, its leaves' free capacity and TAS usage."""
 
@@ -201,13 +215,19 @@ class TASFlavorSnapshot:
         self, domains: Sequence[tuple[DomainValues, int]], single_pod: Mapping[str, int], sign: int = 1
     ) -> None:
         """``addTASUsage``: ``count`` pods of ``single_pod`` (and ``count`` pods) on each leaf."""
-        for values, count in domains:
+        leaves = [(leaf, count) for values, count in domains if (leaf := self.leaf_of(values)) is not None]
+        add_pods(self.usage, leaves, single_pod, sign)
+
+    def add_summed_usage(self, usage: Mapping[DomainValues, Mapping[str, int]]) -> None:
+        """``addTASUsageForHeldDomains``: usage summed per assignment domain (:func:`add_pods`), each
+        added to the leaf it names; a domain the flavor does not hold adds nothing."""
+        for values, amounts in usage.items():
             leaf = self.leaf_of(values)
             if leaf is None:
                 continue
             have = self.usage.setdefault(leaf, {})
-            for res, q in {**single_pod, "pods": 1}.items():
-                have[res] = have.get(res, 0) + sign * q * count
+            for res, q in amounts.items():
+                have[res] = have.get(res, 0) + q
 
     def leaf_of(self, values: DomainValues) -> DomainValues | None:
         """The leaf an assignment's domain names: its full values, or (hostname topologies) the

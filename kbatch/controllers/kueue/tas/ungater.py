@@ -48,13 +48,18 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.frozen import edit
 from kbatch.api.kueue_v1beta2 import PodSetAssignment, PodSetTopologyRequest, Workload
-from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL, WORKLOAD_SLICE_NAME_ANNOTATION
+from kbatch.api.kueue_v1beta2.constants import POD_SET_LABEL
 from kbatch.controllers.kueue.concurrent_admission.variants import is_variant
 from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.podintegration.pods import group_name
 from kbatch.controllers.kueue.tas.cluster import assignment_domains
 from kbatch.controllers.kueue.tas.ranks import RankBase, by_rank, offset_of, rank_bases
-from kbatch.controllers.kueue.tas.request import TOPOLOGY_GATE, WORKLOAD_ANNOTATION, is_tas_pod
+from kbatch.controllers.kueue.tas.request import (
+    TOPOLOGY_GATE,
+    WORKLOAD_ANNOTATION,
+    is_tas_pod,
+    pod_slice_name,
+)
 from kbatch.controllers.kueue.tas.snapshot import HOSTNAME
 from kbatch.controllers.kueue.tas.unhealthy import unhealthy_node_names
 from kbatch.controllers.kueue.workloadslicing.slices import is_replaced, slice_name
@@ -203,11 +208,9 @@ class TopologyUngater:
     def _member(self, pod: Pod, wl: Workload) -> bool:
         """``podsForPodSet``'s key: the pod's Workload or (with the gate) its slice chain
         (``IndexPodWorkloadSliceName``)."""
-        annotations = pod.metadata.annotations or {}
         if not self.elastic:
-            return annotations.get(WORKLOAD_ANNOTATION) == wl.metadata.name
-        key = annotations.get(WORKLOAD_SLICE_NAME_ANNOTATION, annotations.get(WORKLOAD_ANNOTATION))
-        return key == slice_name(wl)
+            return (pod.metadata.annotations or {}).get(WORKLOAD_ANNOTATION) == wl.metadata.name
+        return pod_slice_name(pod) == slice_name(wl)
 
     def _reconcile(self, wl: Workload) -> None:
         cache = self.ctx.cache
