@@ -6,7 +6,10 @@ and ``NAME`` itself is element 0, as bash's ``$NAME`` is ``${NAME[0]}``); :mod:`
 reads them back (``${NAME[i]}``, ``"${NAME[@]}"``, ``${#NAME[@]}``, ``${!NAME[@]}``). The words of a
 compound assignment are expanded as a command's are (split into fields, pathname expansion); an
 indexed array's subscript is arithmetic (:mod:`kbatch.sim.shell_arith`), an associative array's
-(``declare -A``) a string.
+(``declare -A``) a string. A word that starts with ``[`` inside the parentheses reads to its
+matching ``]`` as one word, blanks and all (bash's parse.y ``read_token_word``: a ``[`` at the start
+of a token under ``PST_COMPASSIGN`` is a ``parse_matched_pair`` to ``]``): ``m=([two words]=x)``
+has the one key ``two words``; :func:`subscript_blanks` keeps those blanks in their word.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import re
 from collections.abc import MutableMapping, Sequence
 
 from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_scan import FREE, scan
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
@@ -27,12 +31,12 @@ from kbatch.sim.shell_vars import (
     subscripts,
 )
 
-__all__ = ["ELEMENT", "compound_assignment", "set_array"]
+__all__ = ["ELEMENT", "compound_assignment", "set_array", "subscript_blanks"]
 
 _COMPOUND = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
 ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[([^\]]+)\](\+?)=(.*)$", re.DOTALL)
 """An element's assignment word, once expanded: ``a[2]=z``, ``m[k]+=z``."""
-_SUBSCRIPTED = re.compile(r"^\[([^\]]+)\]=(.*)$", re.DOTALL)  # ``[k]=v`` inside ``( )``
+_SUBSCRIPTED = re.compile(r"^\[(.+?)\]=(.*)$", re.DOTALL)  # ``[k]=v`` inside ``( )``; ``[a [b] c]=v``
 
 
 def compound_assignment(command: str) -> tuple[str, bool, str] | None:
@@ -42,6 +46,24 @@ def compound_assignment(command: str) -> tuple[str, bool, str] | None:
         return None
     found = _COMPOUND.match(command)
     return None if found is None else (found.group(1), found.group(2) == "+", found.group(3))
+
+
+def subscript_blanks(words: str) -> str:
+    """The words of a compound assignment with each blank inside a word's leading ``[SUB]`` (as
+    syntax: not quoted, nor in a nested ``$( )``) escaped, so that splitting keeps it in the word."""
+    out: list[str] = []
+    brackets, start = 0, True  # how deep in a leading ``[…]``; at the start of a word?
+    for _, ch, depth, kind in scan(words):
+        free = kind == FREE and depth == 0
+        if free and ch == "[" and (brackets or start):
+            brackets += 1
+        elif free and ch == "]" and brackets:
+            brackets -= 1
+        elif free and ch in " \t\n" and brackets:
+            out.append("\\")
+        start = free and ch in " \t\n" and not brackets
+        out.append(ch)
+    return "".join(out)
 
 
 def set_array(scope: MutableMapping[str, str], name: str, values: Sequence[str], append: bool) -> None:

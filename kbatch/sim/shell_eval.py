@@ -10,7 +10,8 @@ loop runs over.
   ``{1..3}`` (bash "Brace Expansion"), and ``$(seq …)`` (GNU coreutils ``seq [FIRST [INCREMENT]]
   LAST``, integers), the one command substitution batch scripts loop over, and pathname expansion
   (:mod:`kbatch.sim.shell_glob`). Another substitution
-  makes the loop unsupported (``None``), as does a list longer than :data:`MAX_ITEMS`.
+  makes the loop unsupported (``None``), as does a list longer than :data:`MAX_ITEMS`; a quoted
+  ``$(`` or backquote is a character (``for p in '`' "\\$("``), which :func:`substitutes` tells.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ import re
 from collections.abc import Callable, MutableMapping
 
 from kbatch.sim.shell_arith import ArithError
+from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Word, command_words
 
-__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items", "seq_commands"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items", "seq_commands",
+           "substitutes"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -90,7 +93,7 @@ def for_items(text: str, scope: MutableMapping[str, str],
     and, with ``pathnames``, pathname expansion: ``for f in /etc/config/*``), or ``None`` when they
     need what is not modelled."""
     text = _SEQ.sub(lambda m: _seq(m.group(1)), text)
-    if COMMAND_SUBSTITUTION.search(text) or "`" in text or "\0" in text:
+    if substitutes(text) or "\0" in text:
         return None
     try:
         text = _BRACE.sub(_brace, expand(text, scope, 0, fields=True))
@@ -99,6 +102,26 @@ def for_items(text: str, scope: MutableMapping[str, str],
     found = command_words(text)
     items = pathnames(found) if pathnames is not None and found else [w.text for w in found]
     return items if len(items) <= MAX_ITEMS and "\0" not in text else None
+
+
+def substitutes(text: str) -> bool:
+    """Whether ``text`` holds a command substitution, ``$( … )`` or ```` `…` ````, as syntax: not
+    one single-quoted or escaped, whose characters are data (POSIX 2.2.2-3, 2.6.3); not ``$(( … ))``."""
+    text = dollar_form(text) if "`" in text else text  # a backquoted one becomes its ``$( )``
+    pos, single, double = 0, False, False
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "\\" and not single:
+            pos += 2
+            continue
+        if ch == "'" and not double:
+            single = not single
+        elif ch == '"' and not single:
+            double = not double
+        elif not single and COMMAND_SUBSTITUTION.match(text, pos):
+            return True
+        pos += 1
+    return False
 
 
 def seq_commands(text: str) -> list[list[str]]:

@@ -34,7 +34,7 @@ from itertools import pairwise
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError
-from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, subscript_blanks
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
@@ -734,6 +734,7 @@ def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableM
     name, append, text = compound
     if shell.bash:  # bash traces the words as written, before their expansion
         trace_line(shell, f"{name}{'+' if append else ''}=({text})", scope)
+    text = subscript_blanks(text)  # ``[two words]=x``: one word
     expanded = expand_text(shell, brace_words(text) if shell.bash else text, scope, fields=True)
     if expanded is None:
         return False

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from kbatch.sim.container_run import parse_sleep
 from kbatch.sim.env_listing import env_modelled
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
-from kbatch.sim.shell_eval import COMMAND_SUBSTITUTION
+from kbatch.sim.shell_eval import substitutes
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -128,8 +128,7 @@ def first_unmodelled(nodes: Sequence[Node], functions: frozenset[str] = frozense
     functions ``nodes`` define anywhere count too (a call may come before the definition runs)."""
     functions = functions | _defined(nodes)
     for node in nodes:
-        if isinstance(node, For) and (COMMAND_SUBSTITUTION.search(node.items.replace("$(seq", ""))
-                                      or "`" in node.items):
+        if isinstance(node, For) and substitutes(node.items.replace("$(seq", "")):
             return f"for {node.name} in {node.items}"
         for chain in _chains(node):
             found = next((c for _, c in chain if not _modelled_pipeline(c, functions)), None)

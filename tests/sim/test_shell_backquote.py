@@ -9,6 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kbatch.sim.command import interpret
+from kbatch.sim.shell_eval import substitutes
 from tests.sim.real_shell import SHELLS, agree, real_output, simulated_output
 
 
@@ -25,6 +26,26 @@ from tests.sim.real_shell import SHELLS, agree, real_output, simulated_output
 def test_backquotes_agree_with_dash_and_bash(script: str) -> None:
     agree(script)
     agree(script, ("bash",), as_bash=True)
+
+
+@pytest.mark.parametrize("script", [
+    "for P in 'a' '`'; do echo \"$P\"; done",
+    "for P in a \\` \"\\`\" '$(' \"\\$(x)\" '`echo b`'; do echo \"$P\"; done",
+    "for P in \"$((1 + 2))\" '`'; do echo \"[$P]\"; done",
+])
+def test_a_quoted_backquote_in_a_for_word_list_is_a_character(script: str) -> None:
+    """A single-quoted or escaped backquote (or ``$(``) among a ``for`` loop's words is data, not
+    a command substitution the loop cannot run (POSIX 2.2.2-3): the loop runs as bash's does."""
+    agree(script)
+    agree(script, ("bash",), as_bash=True)
+
+
+@pytest.mark.parametrize(("words", "runs"), [
+    ("'`'", False), ("\\`", False), ('"\\`x\\`"', False), ("'$(x)'", False), ("$((1))", False),
+    ("`x`", True), ('"`x`"', True), ("$(x)", True), ("\"a $(x)\"", True), ("'a'`x`", True),
+])
+def test_substitutes_tells_a_substitution_from_quoted_characters(words: str, runs: bool) -> None:
+    assert substitutes(words) is runs
 
 
 def test_an_unmodelled_backquoted_command_stays_as_its_dollar_form() -> None:

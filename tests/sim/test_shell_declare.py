@@ -47,6 +47,17 @@ def test_declarations_agree_with_bash(script: str) -> None:
 
 
 @pytest.mark.parametrize("script", [
+    "declare -A m=([two words]=x); declare -p m",
+    "declare -A m; m=([a b c]=y [\"q r\"]=z [s\\ t]=u [a [b c] d]=1 [e]=f]=g); declare -p m",
+    "declare -a n=([1 + 1]=x [ 3 ]=y); declare -p n; declare -A h=([k]=v [ x y ]=w); declare -p h",
+])
+def test_blanks_inside_a_compound_assignments_subscript_stay_in_it(script: str) -> None:
+    """bash reads a word starting ``[`` inside ``NAME=( … )`` to its matching ``]`` as one token
+    (parse.y ``read_token_word``, ``PST_COMPASSIGN``): ``[two words]=x`` is one key, not two words."""
+    agree(script, _BASH, as_bash=True)
+
+
+@pytest.mark.parametrize("script", [
     'export A=1 B="x y"; echo $A $B; readonly R="it\'s"; echo $R; readonly -p R; export -p | grep " [AB]="',
     'x=1; unset x; echo "[${x-unset}]"; y=2; readonly y; echo $y',
     "f() { local x; echo \"[${x-unset}]\"; x=2; }; x=1; f; echo $x",
