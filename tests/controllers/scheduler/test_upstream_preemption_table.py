@@ -134,7 +134,7 @@ def _candidates(
     preemption = next(p for p in algo.profile.post_filter if p.name == "DefaultPreemption")
     out = {}
     for node in algo.snapshot:
-        if algo._filter_one(preemptor, state, node, None) is None:
+        if algo._filter_one(preemptor, state, node, None, algo._active) is None:
             continue  # fits without preemption: not a candidate
         selected = select_victims(preemption.filters, state, preemptor, node, pdbs, preemption.extensions)
         if selected:
