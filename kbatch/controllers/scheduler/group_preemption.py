@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
+from kbatch.controllers.scheduler.budgets import budget_selectors
 from kbatch.controllers.scheduler.framework import Code, Status
 from kbatch.controllers.scheduler.group_placements import try_placements
 from kbatch.controllers.scheduler.placement import (
@@ -151,7 +152,7 @@ def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing, sc
         assignments = place()
         if assignments is None:
             return None
-        violating, fine = pdb_split(candidates, _budgets(cycle))
+        violating, fine = pdb_split(candidates, budget_selectors(_budgets(cycle)))
         victims = set(map(id, reprieve([*violating, *fine], assignments, world)))
         return [u for u in candidates if id(u) in victims], {a.pod.key: a.node for a in assignments}
     finally:
