@@ -77,6 +77,7 @@ _RESTRICTED_BY = "node_names_plugins"  # cycle-state key: the plugins whose PreF
 NO_NODES = "no nodes available to schedule pods"  # upstream ErrNoNodesAvailable
 _CACHE_LIMIT = 256
 _Reusable = dict[str, PostFilterResult]  # PostFilter results by plugin, reused for an equal pod
+_Statuses = dict[str, Status | None]  # the node-static filters' status by node name
 
 
 @dataclass(slots=True)
@@ -120,7 +121,7 @@ class Algorithm:
         # the batch heap orders nodes by the per-node scores; the others must be skipped for the pod
         self._heap_scores = [p for p in self._dynamic_scores if p.per_node_score]
         self._pod_scores = [p.name for p in self._dynamic_scores if not p.per_node_score]
-        self._static_cache: dict[tuple[object, ...], tuple[int, dict[str, Status | None]]] = {}
+        self._static_cache: dict[tuple[object, ...], tuple[int, _Statuses]] = {}
         # (signature, plugin) -> (static generation, raw score per node name): node-static scores
         self._static_raw: dict[tuple[object, ...], tuple[int, dict[str, int]]] = {}
         self._batch: _Batch | None = None
@@ -256,7 +257,7 @@ class Algorithm:
         self.snapshot.remove_pod(key)
 
     # -- filtering -----------------------------------------------------------------------------
-    def _static_statuses(self, pod: PodInfo, state: CycleState) -> dict[str, Status | None] | None:
+    def _static_statuses(self, pod: PodInfo, state: CycleState) -> _Statuses | None:
         signature = pod.signature()
         if signature is None:
             return None
@@ -278,9 +279,12 @@ class Algorithm:
             found = self._active_by_skip[key] = active_filters(self._dynamic_filters, {SKIPPED_FILTERS: key})
         return found
 
-    def _filter_one(
-        self, pod: PodInfo, state: CycleState, node: NodeInfo, static: dict[str, Status | None] | None
-    ) -> Status | None:
+    def _filter_one(self, pod: PodInfo, state: CycleState, node: NodeInfo, static: _Statuses | None,
+                    dynamic: Sequence[FilterPlugin]) -> Status | None:
+        """Filter on one node (upstream ``RunFilterPluginsWithNominatedPods``): the node-static
+        filters (their cached ``static`` statuses when given), then the pod-dependent ``dynamic``
+        ones with the node's nominated pods and without (:mod:`.nominated`; node-static filters
+        ignore pods: once is enough)."""
         if static is not None:
             status = static[node.name]
         else:
@@ -288,30 +292,20 @@ class Algorithm:
         if status is not None:
             return status
         if self._nominated and node.name in self._nominated:  # one dict check when nothing is nominated
-            return self._filter_nominated(pod, state, node)
-        return self._run(self._active, state, pod, node)
-
-    def _filter_nominated(self, pod: PodInfo, state: CycleState, node: NodeInfo) -> Status | None:
-        """The pod-dependent filters with the node's nominated pods and without (upstream
-        ``RunFilterPluginsWithNominatedPods``; node-static filters ignore pods: once is enough)."""
-        dynamic = self._active
-        return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
-                                     state, pod, node, self.snapshot.nominated_for(node.name, pod))
+            return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions,
+                                         state, pod, node, self.snapshot.nominated_for(node.name, pod))
+        return self._run(dynamic, state, pod, node)
 
     def filter_on(self, pod: PodInfo, state: CycleState, node_name: str) -> Status | None:
         """Filter for ``pod`` on one node with a cycle state kept from its attempt, the node's
-        nominated pods included (upstream ``RunFilterPluginsWithNominatedPods``, as workload-aware
-        preemption's in-place reprieve runs it: :mod:`.reprieve`)."""
+        nominated pods included, as workload-aware preemption's in-place reprieve runs it
+        (:mod:`.reprieve`): the dynamic filters are those the kept state did not skip."""
         node = self.snapshot.get(node_name)
         if node is None:
             return Status.unresolvable("", f"node {node_name!r} not found")
-        status = self._run(self._static_filters, state, pod, node)
-        if status is not None:
-            return status
         skipped = state.get(SKIPPED_FILTERS)
         dynamic = self._active_filters(skipped) if skipped else self._dynamic_filters
-        return filter_with_nominated(lambda s, n: self._run(dynamic, s, pod, n), self._extensions, state, pod,
-                                     node, self.snapshot.nominated_for(node.name, pod))
+        return self._filter_one(pod, state, node, None, dynamic)
 
     def add_pod_to_states(self, added: PodInfo, node_name: str, states: Sequence[tuple[PodInfo, CycleState]],
                           removed: bool = False) -> None:
@@ -329,7 +323,7 @@ class Algorithm:
         node = self.snapshot.get(pod.nominated_node)
         if node is None or (self.placement is not None and node.name not in self.placement):
             return False
-        return self._filter_one(pod, state, node, None) is None
+        return self._filter_one(pod, state, node, None, self._active) is None
 
     def _nodes(self) -> list[NodeInfo]:
         """The snapshot's nodes, those of the placement under evaluation when there is one."""
@@ -348,14 +342,14 @@ class Algorithm:
             return [], {}
         to_find = count if NODE_NAMES in state else num_feasible_nodes_to_find(
             self.profile.percentage_of_nodes_to_score, count)
-        static = self._static_statuses(pod, state)
+        static, dynamic = self._static_statuses(pod, state), self._active
         feasible: list[NodeInfo] = []
         statuses: dict[str, Status] = {}
         start, processed = self.next_start % count, 0
         for offset in range(count):
             node = nodes[(start + offset) % count]
             processed += 1
-            status = self._filter_one(pod, state, node, static)
+            status = self._filter_one(pod, state, node, static, dynamic)
             if status is None:
                 feasible.append(node)
                 if len(feasible) >= to_find:
@@ -580,7 +574,7 @@ class Algorithm:
         batch.outstanding = (pod.key, name)
         return name
 
-    def _static_scores_equal(self, pod: PodInfo, state: CycleState, static: dict[str, Status | None]) -> bool:
+    def _static_scores_equal(self, pod: PodInfo, state: CycleState, static: _Statuses) -> bool:
         """Whether the node-static scores are equal on every node that passes the static filters (so
         they add the same to every total and never decide)."""
         found = {tuple(p.score(state, pod, n) for p in self._static_scores)

@@ -33,9 +33,9 @@ candidate victim is gone; the reprieve keeps the nodes the winner proposed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from kbatch.api.pod_resources import CPU, MEMORY
 from kbatch.controllers.scheduler.framework import Code
@@ -46,11 +46,12 @@ if TYPE_CHECKING:
     from kbatch.controllers.scheduler.group_cycle import GroupCycle, GroupResult
     from kbatch.controllers.scheduler.placement import GroupInfo
 
-__all__ = ["Placement", "best_placement", "bin_packing_score", "generate_placements", "place_in_domains",
-           "pods_count_scores"]
+__all__ = ["Placement", "Tried", "best_placement", "bin_packing_score", "generate_placements",
+           "place_in_domains", "pods_count_scores", "try_placements"]
 
 MAX_SCORE = 100  # framework.MaxNodeScore / MaxScore
 _BIN_PACKING_RESOURCES = ((CPU, 1), (MEMORY, 1))
+R = TypeVar("R")  # what evaluating one placement gives (:func:`try_placements`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +119,7 @@ def bin_packing_score(snapshot: Snapshot, placement: Placement, pods: Iterable[P
 
 
 def best_placement(snapshot: Snapshot, scheduled: int,
-                   feasible: Sequence[tuple[Placement, list[PodInfo]]]) -> int:
+                   feasible: Sequence[tuple[Placement, Sequence[PodInfo]]]) -> int:
     """Step 4: the index of the winner among ``feasible`` (placement, the pods it fits)."""
     if len(feasible) == 1:
         return 0
@@ -128,41 +129,78 @@ def best_placement(snapshot: Snapshot, scheduled: int,
     return totals.index(max(totals))
 
 
-def place_in_domains(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], key: str) -> GroupResult:
-    """Steps 1-5 for a group constrained to one domain of ``key``; on success the chosen placement's
-    pods stay assumed (the caller binds or reverts them)."""
-    from kbatch.controllers.scheduler.group_cycle import GroupResult, group_message
+@dataclass(frozen=True, slots=True)
+class Tried(Generic[R]):
+    """Steps 1, 2 and 4 done: the placements generated, each one's result in the order tried (the
+    last ended the loop when the caller's ``stop`` said so), and the winner among the feasible ones
+    (None: none was, or the loop stopped)."""
 
-    s = cycle.scheduler
+    placements: list[Placement]
+    results: list[R]
+    best: R | None
+
+
+def try_placements(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], key: str,
+                   evaluate: Callable[[], R], fits: Callable[[R], Sequence[PodInfo] | None],
+                   stop: Callable[[R], bool] = lambda _: False) -> Tried[R] | str:
+    """Steps 1, 2 and 4 for ``pods`` of ``group`` and the domains of ``key`` (or step 1's error
+    message), for both callers: the workload cycle (:func:`place_in_domains`) and workload-aware
+    preemption (:func:`.group_preemption.place_group`). ``evaluate`` places the pods with the
+    scheduler's view narrowed to one placement and leaves the snapshot as it was; ``fits`` reads
+    the pods a result placed (None: the placement is infeasible); ``stop`` ends the loop at a result
+    (an error)."""
+    snapshot = cycle.scheduler.snapshot
     scheduled = cycle.scheduled_members(group.key)
-    placements = generate_placements(
-        s.snapshot, key, ((p.key, s.snapshot.node_of(p.key) or "") for p in scheduled))
+    placements = generate_placements(snapshot, key,
+                                     ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
     if isinstance(placements, str):
-        return GroupResult(Code.ERROR, placements)
-    if not placements:
-        reason = f"no nodes found with topology label '{key}'"
-        return GroupResult(message=group_message((reason,)), reasons=(reason,))
-    algorithm = s.algorithms[pods[0].scheduler_name]
-    first: GroupResult | None = None
-    feasible: list[tuple[Placement, GroupResult]] = []
+        return placements
+    algorithm = cycle.scheduler.algorithms[pods[0].scheduler_name]
+    results: list[R] = []
+    feasible: list[tuple[Placement, R, Sequence[PodInfo]]] = []
     for placement in placements:  # step 2
         algorithm.placement = placement.nodes
         try:
-            result = cycle.place_default(group, pods)
+            result = evaluate()
         finally:
             algorithm.placement = None
+        results.append(result)
+        if stop(result):
+            return Tried(placements, results, None)
+        placed = fits(result)
+        if placed is not None:
+            feasible.append((placement, result, placed))
+    if not feasible:
+        return Tried(placements, results, None)
+    best = best_placement(snapshot, len(scheduled), [(p, placed) for p, _, placed in feasible])  # step 4
+    return Tried(placements, results, feasible[best][1])
+
+
+def place_in_domains(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo], key: str) -> GroupResult:
+    """Steps 1-5 for a group constrained to one domain of ``key``; on success the chosen placement's
+    pods stay assumed (the caller binds or reverts them). A placement's error ends the cycle with it."""
+    from kbatch.controllers.scheduler.group_cycle import GroupResult, group_message
+
+    def evaluate() -> GroupResult:
+        result = cycle.place_default(group, pods)
         cycle.revert(result)
-        if result.code == Code.ERROR:
-            return result
-        first = first or result
-        if result.code == Code.SUCCESS:
-            feasible.append((placement, result))
-    assert first is not None
-    if not feasible:  # step 3
+        return result
+
+    def fits(result: GroupResult) -> list[PodInfo] | None:
+        return [e.pod for e in result.placed] if result.code == Code.SUCCESS else None
+
+    tried = try_placements(cycle, group, pods, key, evaluate, fits, stop=lambda r: r.code == Code.ERROR)
+    if isinstance(tried, str):
+        return GroupResult(Code.ERROR, tried)
+    if not tried.placements:
+        reason = f"no nodes found with topology label '{key}'"
+        return GroupResult(message=group_message((reason,)), reasons=(reason,))
+    if tried.results[-1].code == Code.ERROR:
+        return tried.results[-1]
+    if tried.best is None:  # step 3
+        first = tried.results[0]
         inner = ", ".join(first.reasons) or "no pods were schedulable"  # RunRootSchedulingAlgorithm's
-        reason = f"0/{len(placements)} placements are available, first placement status: {inner}"
+        reason = f"0/{len(tried.placements)} placements are available, first placement status: {inner}"
         first.code, first.message, first.reasons = Code.UNSCHEDULABLE, group_message((reason,)), (reason,)
         return first
-    chosen = feasible[best_placement(s.snapshot, len(scheduled),
-                                     [(p, [e.pod for e in r.placed]) for p, r in feasible])][1]
-    return cycle.reassume(chosen)  # step 5
+    return cycle.reassume(tried.best)  # step 5

@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 from kbatch.api.errors import NotFound
 from kbatch.api.scheduling_v1alpha3 import CompositePodGroup
 from kbatch.api.scheduling_v1beta1 import DISRUPTION_TARGET, PodGroup
+from kbatch.controllers.scheduler.budgets import budget_selectors
 from kbatch.controllers.scheduler.framework import Code, Status
-from kbatch.controllers.scheduler.group_placements import Placement, best_placement, generate_placements
+from kbatch.controllers.scheduler.group_placements import try_placements
 from kbatch.controllers.scheduler.placement import (
     GroupInfo,
     PlacementFeasiblePlugin,
@@ -151,7 +152,7 @@ def choose_victims(cycle: GroupCycle, candidates: list[Unit], place: Placing, sc
         assignments = place()
         if assignments is None:
             return None
-        violating, fine = pdb_split(candidates, _budgets(cycle))
+        violating, fine = pdb_split(candidates, budget_selectors(_budgets(cycle)))
         victims = set(map(id, reprieve([*violating, *fine], assignments, world)))
         return [u for u in candidates if id(u) in victims], {a.pod.key: a.node for a in assignments}
     finally:
@@ -209,32 +210,17 @@ def _budgets(cycle: GroupCycle) -> list[Any]:
 
 def place_group(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> list[Assignment] | None:
     """A standalone group's :data:`Placing`: the workload cycle's placing without Reserve or effects.
-    With a topology constraint every domain is tried and the best one where the group fits kept,
-    scored as the workload cycle scores them (:func:`.group_placements.best_placement`): upstream's
+    With a topology constraint every domain is tried and the best one where the group fits kept, by
+    the workload cycle's own loop and scores (:func:`.group_placements.try_placements`): upstream's
     PodGroupPostFilter runs the pod group algorithm itself (``schedule_one_podgroup.go``
     ``podGroupSchedulingPlacementAlgorithm``, ``findBestPodGroupPlacement``), once, on the snapshot
     without the victims."""
     key = cycle.topology_key(group.pod_group)
     if not key:
         return _simulate_placing(cycle, group, pods)
-    snapshot = cycle.scheduler.snapshot
-    scheduled = cycle.scheduled_members(group.key)
-    placements = generate_placements(snapshot, key,
-                                     ((p.key, snapshot.node_of(p.key) or "") for p in scheduled))
-    feasible: list[tuple[Placement, list[Assignment]]] = []
-    algorithm = cycle.scheduler.algorithms[pods[0].scheduler_name]
-    for placement in placements if not isinstance(placements, str) else ():
-        algorithm.placement = placement.nodes
-        try:
-            placed = _simulate_placing(cycle, group, pods)
-        finally:
-            algorithm.placement = None
-        if placed is not None:
-            feasible.append((placement, placed))
-    if not feasible:
-        return None
-    best = best_placement(snapshot, len(scheduled), [(p, [a.pod for a in placed]) for p, placed in feasible])
-    return feasible[best][1]
+    tried = try_placements(cycle, group, pods, key, lambda: _simulate_placing(cycle, group, pods),
+                           lambda placed: None if placed is None else [a.pod for a in placed])
+    return None if isinstance(tried, str) else tried.best  # step 1's error: preemption cannot help
 
 
 def _simulate_placing(cycle: GroupCycle, group: GroupInfo, pods: list[PodInfo]) -> list[Assignment] | None:

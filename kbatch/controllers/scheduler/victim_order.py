@@ -15,16 +15,16 @@ Sources (kubernetes/kubernetes, 1.37 line, ``pkg/scheduler/framework/preemption/
   budget's ``disruptionsAllowed`` pod by pod (a pod already in ``disruptedPods`` spends nothing); a
   unit is violating when any of its pods takes a budget below zero. Unlike the per-pod
   ``filterPodsWithPDBViolation`` an empty selector matches every pod, and pods without labels are
-  matched too; a pod stops spending at the first budget it breaks.
+  matched too; a pod stops spending at the first budget it breaks. The budgets come parsed, each
+  selector once per preemption attempt (:mod:`.budgets`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-from kbatch.api.errors import StatusError
-from kbatch.api.selectors import selector_from_model
+from kbatch.controllers.scheduler.budgets import Budget
 from kbatch.controllers.scheduler.types import PodInfo
 
 __all__ = ["COMPOSITE", "POD", "POD_GROUP", "VictimUnit", "importance_key", "pdb_split", "pod_start_time"]
@@ -59,32 +59,24 @@ def importance_key(unit: VictimUnit) -> tuple[int, int, int, float, str, str]:
     return (-unit.priority, -unit.rank, -len(members), earliest, members[0].uid, members[0].key)
 
 
-def _violates(pod: PodInfo, pdbs: Sequence[Any], allowed: list[int]) -> bool:
-    """Spend the budgets ``pod`` matches; True at the first one it takes below zero."""
-    for i, pdb in enumerate(pdbs):
-        if (pdb.metadata.namespace or "") != pod.namespace:
-            continue
-        try:
-            selector = selector_from_model(pdb.spec.selector if pdb.spec else None)
-        except StatusError:
-            continue  # an invalid selector matches nothing
-        if not selector.matches(pod.labels):
-            continue
-        if pod.name in ((pdb.status.disrupted_pods if pdb.status else None) or {}):
-            continue
-        allowed[i] -= 1
-        if allowed[i] < 0:
-            return True
+def _violates(pod: PodInfo, budgets: Sequence[Budget], allowed: list[int]) -> bool:
+    """Spend the budgets ``pod`` matches (an empty selector matches every pod); True at the first
+    one it takes below zero."""
+    for i, budget in enumerate(budgets):
+        if budget.spends(pod, empty_matches=True):
+            allowed[i] -= 1
+            if allowed[i] < 0:
+                return True
     return False
 
 
-def pdb_split(units: Sequence[U], pdbs: Sequence[Any]) -> tuple[list[U], list[U]]:
+def pdb_split(units: Sequence[U], budgets: Sequence[Budget]) -> tuple[list[U], list[U]]:
     """(violating, non-violating) units, each in the given order (upstream
-    ``FilterVictimsWithPDBViolation``)."""
-    allowed = [(p.status.disruptions_allowed if p.status else 0) or 0 for p in pdbs]
+    ``FilterVictimsWithPDBViolation``); ``budgets`` from :func:`.budgets.budget_selectors`."""
+    allowed = [b.allowed for b in budgets]
     violating: list[U] = []
     fine: list[U] = []
     for unit in units:
-        hits = [_violates(pod, pdbs, allowed) for pod in unit.members]  # every pod spends
+        hits = [_violates(pod, budgets, allowed) for pod in unit.members]  # every pod spends
         (violating if any(hits) else fine).append(unit)
     return violating, fine

@@ -41,6 +41,7 @@ def test_preemption_spares_the_node_whose_pods_a_budget_protects() -> None:
 
 
 def test_pdb_violating_counts_budgets_in_importance_order() -> None:
+    from kbatch.controllers.scheduler.budgets import budget_selectors
     from kbatch.controllers.scheduler.plugins.default_preemption import pdb_violating
     from kbatch.controllers.scheduler.types import PodInfo
 
@@ -50,8 +51,9 @@ def test_pdb_violating_counts_budgets_in_importance_order() -> None:
         "status": {"disruptionsAllowed": 1, "disruptedPods": {"gone": "2025-01-01T00:00:00Z"}}})
     pods = [PodInfo("default", n, labels={"app": "a"}) for n in ("x", "gone", "y", "z")]
     other = PodInfo("default", "w", labels={"app": "b"})
-    violating, fine = pdb_violating([*pods, other], [pdb])
+    violating, fine = pdb_violating([*pods, other], budget_selectors([pdb]))
     assert [p.name for p in violating] == ["y", "z"]
     assert [p.name for p in fine] == ["x", "gone", "w"]
     empty = PodDisruptionBudget.model_validate({**pdb.to_dict(), "spec": {"selector": {}}})
-    assert pdb_violating(pods, [empty])[0] == []  # preemption: an empty selector matches nothing
+    # preemption: an empty selector matches nothing
+    assert pdb_violating(pods, budget_selectors([empty]))[0] == []

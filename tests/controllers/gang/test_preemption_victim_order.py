@@ -7,13 +7,16 @@ the one given back is the one upstream's order puts first. They share one node, 
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gang.builders import NATIVE, bound, gpu_cluster, gpu_pod, native_group, node_of, pod, priority_class
 from kbatch.api.core_v1 import Pod
+from kbatch.api.meta import LabelSelector
 from kbatch.api.policy_v1 import PodDisruptionBudget
 from kbatch.runtime.controlplane import ControlPlane
 from kbatch.sim import NodeTemplate, create_nodes
@@ -103,6 +106,36 @@ def test_a_budget_with_room_changes_nothing() -> None:
     cp = two_pods_and_a_budget(minAvailable=0)
     assert allowed(cp) == 1
     assert preempt(cp) == ["z-new"]
+
+
+class _CountingSpec:
+    """A budget's spec that counts how often its selector is read (each parse reads it)."""
+
+    def __init__(self, app: str) -> None:
+        self._selector = LabelSelector(match_labels={"app": app})
+        self.reads = 0
+
+    @property
+    def selector(self) -> LabelSelector:
+        self.reads += 1
+        return self._selector
+
+
+def test_each_budget_is_parsed_once_per_preemption(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three labelled candidate pods and two budgets: the split reads each budget's selector once
+    (before: once for every candidate pod of the budget's namespace)."""
+    from kbatch.controllers.scheduler import group_preemption
+
+    cp = cluster(3)
+    cp.apply([low_pod(f"p{i}", labels={"app": "a"}) for i in range(3)])
+    cp.advance(10)
+    budgets = [SimpleNamespace(metadata=SimpleNamespace(namespace="default", name=app),
+                               spec=_CountingSpec(app),
+                               status=SimpleNamespace(disruptions_allowed=5, disrupted_pods=None))
+               for app in ("a", "b")]
+    monkeypatch.setattr(group_preemption, "_budgets", lambda cycle: budgets)
+    assert len(preempt(cp)) == 1
+    assert [b.spec.reads for b in budgets] == [1, 1]
 
 
 TAS = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.policy_v1 import PodDisruptionBudget
+from kbatch.controllers.scheduler.budgets import budget_selectors
 from kbatch.controllers.scheduler.types import PodInfo
 from kbatch.controllers.scheduler.victim_order import COMPOSITE, POD, POD_GROUP, importance_key, pdb_split
 
@@ -139,7 +140,7 @@ BUDGETS = [  # TestFilterVictimsWithPDBViolation: (name, victims, pdbs, violatin
                          ids=[r[0] for r in BUDGETS])
 def test_filter_victims_with_pdb_violation(name: str, victims: list[V], pdbs: list[PodDisruptionBudget],
                                            violating: list[V], fine: list[V]) -> None:
-    got_violating, got_fine = pdb_split(victims, pdbs)
+    got_violating, got_fine = pdb_split(victims, budget_selectors(pdbs))
     assert [id(v) for v in got_violating] == [id(v) for v in violating]
     assert [id(v) for v in got_fine] == [id(v) for v in fine]
 
@@ -170,7 +171,7 @@ def test_budget_split_partitions_in_order_and_spends_the_budget(shapes: list[tup
     exactly those whose pods would take the running count below zero."""
     units = [V(pods=tuple(PodInfo("default", f"u{i}-{k}", labels={"app": app}) for k in range(n)))
              for i, (app, n) in enumerate(shapes)]
-    violating, fine = pdb_split(units, [pdb(SEL, allowed)])
+    violating, fine = pdb_split(units, budget_selectors([pdb(SEL, allowed)]))
     assert sorted(map(id, violating + fine)) == sorted(map(id, units))
     assert [u for u in units if any(u is v for v in violating)] == violating
     spent, want = 0, []

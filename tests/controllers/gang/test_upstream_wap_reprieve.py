@@ -24,6 +24,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from kbatch.api.policy_v1 import PodDisruptionBudget
+from kbatch.controllers.scheduler.budgets import budget_selectors
 from kbatch.controllers.scheduler.framework import Status
 from kbatch.controllers.scheduler.group_preemption import Unit
 from kbatch.controllers.scheduler.reprieve import Assignment, reprieve
@@ -142,7 +143,7 @@ def preempt(row: Row) -> tuple[list[str] | None, Cluster, list[Assignment]]:
     assignments = cluster.place(row.preemptor, row.min_count)
     if assignments is None:
         return None, cluster, []
-    violating, fine = pdb_split(candidates, list(row.budgets))
+    violating, fine = pdb_split(candidates, budget_selectors(row.budgets))
     victims = reprieve([*violating, *fine], assignments, cluster)
     return sorted(p.name for u in victims for p in u.members), cluster, assignments
 

@@ -125,6 +125,7 @@ def _candidates(
 ) -> Any:
     """Every node's victims, as DryRunPreemption lists them (upstream sorts them by name), and with
     ``violations`` the number of PDB violations too."""
+    from kbatch.controllers.scheduler.budgets import budget_selectors
     from kbatch.controllers.scheduler.plugins.default_preemption import select_victims
 
     algo = world(nodes, pods)
@@ -134,9 +135,10 @@ def _candidates(
     preemption = next(p for p in algo.profile.post_filter if p.name == "DefaultPreemption")
     out = {}
     for node in algo.snapshot:
-        if algo._filter_one(preemptor, state, node, None) is None:
+        if algo._filter_one(preemptor, state, node, None, algo._active) is None:
             continue  # fits without preemption: not a candidate
-        selected = select_victims(preemption.filters, state, preemptor, node, pdbs, preemption.extensions)
+        selected = select_victims(preemption.filters, state, preemptor, node, budget_selectors(pdbs),
+                                  preemption.extensions)
         if selected:
             names = sorted(v.name for v in selected[0])
             out[node.name] = (names, selected[1]) if violations else names

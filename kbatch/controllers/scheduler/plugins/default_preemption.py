@@ -45,8 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kbatch.api.errors import StatusError
-from kbatch.api.selectors import selector_from_model
+from kbatch.controllers.scheduler.budgets import Budget, budget_selectors
 from kbatch.controllers.scheduler.config import SchedulerConfigError, decode_int, invalid, plugin_args
 from kbatch.controllers.scheduler.diagnosis import histogram
 from kbatch.controllers.scheduler.framework import (
@@ -100,39 +99,34 @@ def _importance(p: PodInfo) -> tuple[int, float, str]:
     return (-p.priority, pod_start_time(p), p.key)
 
 
-def pdb_violating(pods: Sequence[PodInfo], pdbs: Sequence[Any]) -> tuple[list[PodInfo], list[PodInfo]]:
-    """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), each in the given order."""
-    allowed = [(p.status.disruptions_allowed if p.status else 0) for p in pdbs]
+def pdb_violating(pods: Sequence[PodInfo], budgets: Sequence[Budget]) -> tuple[list[PodInfo], list[PodInfo]]:
+    """Upstream ``filterPodsWithPDBViolation``: (violating, non-violating), each in the given order;
+    ``budgets`` from :func:`.budgets.budget_selectors`. A pod without labels matches no budget, nor
+    does an empty selector; every budget a pod matches is spent."""
+    allowed = [b.allowed for b in budgets]
     violating: list[PodInfo] = []
     fine: list[PodInfo] = []
     for pod in pods:
         violated = False
-        for i, pdb in enumerate(pdbs if pod.labels else ()):
-            if (pdb.metadata.namespace or "") != pod.namespace:
-                continue
-            try:
-                selector = selector_from_model(pdb.spec.selector)
-            except StatusError:
-                continue
-            if selector.empty or not selector.matches(pod.labels):
-                continue
-            if pod.name in ((pdb.status.disrupted_pods if pdb.status else None) or {}):
-                continue
-            allowed[i] -= 1
-            violated = violated or allowed[i] < 0
+        for i, budget in enumerate(budgets if pod.labels else ()):
+            if budget.spends(pod, empty_matches=False):
+                allowed[i] -= 1
+                violated = violated or allowed[i] < 0
         (violating if violated else fine).append(pod)
     return violating, fine
 
 
 def select_victims(
-    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
-    extensions: Sequence[PreFilterExtensions] = (), nominated: Sequence[PodInfo] = (),
+    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo,
+    budgets: Sequence[Budget] = (), extensions: Sequence[PreFilterExtensions] = (),
+    nominated: Sequence[PodInfo] = (),
 ) -> tuple[tuple[PodInfo, ...], int] | None:
     """The minimal set of lower-priority pods to evict from ``node`` and how many of them violate a
-    PodDisruptionBudget (None: preemption can't help); ``nominated``: the pods nominated to the node
+    PodDisruptionBudget (None: preemption can't help); ``budgets``: the PodDisruptionBudgets
+    (:func:`.budgets.budget_selectors`); ``nominated``: the pods nominated to the node
     that the pod must leave room for. ``state`` is not changed: the extensions work on a copy
     (upstream ``DryRunPreemption`` clones the cycle state per node)."""
-    selected = select_victims_on_node(filters, state, pod, node, pdbs, extensions, nominated)
+    selected = select_victims_on_node(filters, state, pod, node, budgets, extensions, nominated)
     return None if isinstance(selected, Status) else selected
 
 
@@ -141,8 +135,9 @@ _NOT_HELPFUL = Status.unresolvable("DefaultPreemption", NOT_HELPFUL)
 
 
 def select_victims_on_node(
-    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo, pdbs: Sequence[Any] = (),
-    extensions: Sequence[PreFilterExtensions] = (), nominated: Sequence[PodInfo] = (),
+    filters: list[FilterPlugin], state: CycleState, pod: PodInfo, node: NodeInfo,
+    budgets: Sequence[Budget] = (), extensions: Sequence[PreFilterExtensions] = (),
+    nominated: Sequence[PodInfo] = (),
 ) -> tuple[tuple[PodInfo, ...], int] | Status:
     """:func:`select_victims`, or why the node can't help, as upstream ``SelectVictimsOnNode`` says:
     "No preemption victims found for incoming pod" when it has no lower-priority pod, else the
@@ -177,7 +172,7 @@ def select_victims_on_node(
     still = failing()
     if still is not None:
         return still
-    violating, fine = pdb_violating(sorted(lower, key=_importance), pdbs)
+    violating, fine = pdb_violating(sorted(lower, key=_importance), budgets)
     victims: list[PodInfo] = []
     violations = 0
     for group, violates in ((violating, True), (fine, False)):
@@ -243,7 +238,7 @@ class DefaultPreemption:
                     return PostFilterResult(None, message=reason)
         reasons: dict[str, Status] = {}
         candidates: list[_Candidate] = []
-        pdbs = self.pdbs()
+        budgets = budget_selectors(self.pdbs())  # each selector parsed once for every node's split
         filters, extensions = list(active_filters(self.filters, state)), self.extensions
         for node in snapshot:
             status = statuses.get(node.name)
@@ -251,7 +246,7 @@ class DefaultPreemption:
             if status is None or status.code != Code.UNSCHEDULABLE:
                 reasons[node.name] = _NOT_HELPFUL
                 continue
-            selected = select_victims_on_node(filters, state, pod, node, pdbs, extensions,
+            selected = select_victims_on_node(filters, state, pod, node, budgets, extensions,
                                               snapshot.nominated_for(node.name, pod))
             if isinstance(selected, Status):
                 reasons[node.name] = selected
