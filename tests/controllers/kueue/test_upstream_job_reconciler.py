@@ -168,7 +168,8 @@ def test_the_workload_is_updated_when_priority_class_has_changed_for_suspended_j
     assert (wl.spec.priority_class_ref.name, wl.spec.priority) == ("new-wpc", 300)
     # ``updateWorkloadPriorities``' event on the job, once per write
     updated = [e for e in w.events("job") if e[1] == "UpdatedWorkload"]
-    assert updated == [("Normal", "UpdatedWorkload", f"Updated workload priority class: default/{wl.metadata.name}")]
+    message = f"Updated workload priority class: default/{wl.metadata.name}"
+    assert updated == [("Normal", "UpdatedWorkload", message)]
 
 
 def test_when_job_completes_workload_is_marked_as_finished() -> None:
