@@ -111,3 +111,26 @@ def test_the_round_robin_scan_picks_what_the_modulo_scan_picks(busy: list[bool],
     picked = manager.next_ready()
     assert (None if picked is None else controllers.index(picked)) == expected  # type: ignore[arg-type]
     assert manager._next == (start if expected is None else (expected + 1) % len(busy))
+
+
+def test_the_cache_skips_idle_rounds_and_still_delivers_the_next_write() -> None:
+    from kbatch.api.core_v1 import Pod
+    from kbatch.runtime.controlplane import ControlPlane
+    from kbatch.testing.builders import make_pod
+
+    cp = ControlPlane(seed=3, controllers="scheduler")
+    cp.advance(1)
+    pumped: list[str] = []
+    for informer in cp.cache.informers:
+        inner = informer.pump
+        kind = informer.kind.__name__
+        def counted(inner: Any = inner, kind: str = kind) -> int:
+            pumped.append(kind)
+            return int(inner())
+        informer.pump = counted  # type: ignore[method-assign]
+    for _ in range(3):
+        assert cp.cache.pump() == 0
+    assert pumped == [], "nothing written since the last round: no informer is looked at"
+    cp.client.create(make_pod("p").obj())
+    assert cp.cache.pump() == 1 and pumped == ["Pod"]
+    assert [p.metadata.name for p in cp.cache.list(Pod, "default")] == ["p"]
