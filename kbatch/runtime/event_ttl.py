@@ -43,13 +43,24 @@ class EventExpiry:
         self.pending: deque[tuple[float, bytes, int]] = deque()  # (expiry, key, mod revision written)
         self.expired = 0
         self._armed: float | None = None  # the deadline of the timer in the queue, if any
+        self._pending = True  # set by the watch's notify: a round with no Event write costs no poll
         self._watcher = self._watch(store.revision + 1)
 
     def _watch(self, start: int) -> Any:
-        return self.store.watch(EVENTS_PREFIX, prefix_end(EVENTS_PREFIX), start_revision=start)
+        watcher = self.store.watch(EVENTS_PREFIX, prefix_end(EVENTS_PREFIX), start_revision=start)
+        watcher.set_notify(self._notify)
+        return watcher
+
+    def _notify(self) -> None:
+        self._pending = True
 
     def pump(self) -> int:
-        """Note the Event writes committed since the last round (written at the clock's instant)."""
+        """Note the Event writes committed since the last round (written at the clock's instant).
+        Polls only after the watch notified (``Watcher.set_notify``: it never stays silent while
+        events wait, a cancellation included)."""
+        if not self._pending:
+            return 0
+        self._pending = False
         expiry = self.clock.now() + self.ttl
         noted = False
         try:

@@ -77,13 +77,21 @@ class Manager:
     def next_ready(self) -> Controller | None:
         """The controller that should run next (round-robin over those with ready work)."""
         controllers = self.controllers
-        n = len(controllers)
-        for offset in range(n):
-            i = (self._next + offset) % n
-            if controllers[i].queue._queue:  # hot path: len() without the call
-                self._next = (i + 1) % n
-                return controllers[i]
+        start = self._next
+        # hot path (every round of the loop scans here): two plain ranges instead of an index modulo
+        # per controller, and len() of each queue without the call
+        for i in range(start, len(controllers)):
+            if controllers[i].queue._queue:
+                return self._ran(i)
+        for i in range(start):
+            if controllers[i].queue._queue:
+                return self._ran(i)
         return None
+
+    def _ran(self, i: int) -> Controller:
+        """Controller ``i`` runs now: the next scan starts after it."""
+        self._next = (i + 1) % len(self.controllers)
+        return self.controllers[i]
 
     def process_one(self) -> bool:
         controller = self.next_ready()

@@ -124,10 +124,26 @@ class Trace:
         self._digest = hashlib.sha256(b"").digest()
         self._count = 0
         self._kv = kv
-        self._watcher = kv.watch(b"\0", b"\0", start_revision=kv.revision + 1, prev_kv=True)
         self._notify: Any = None
+        self._pending = True  # set by the watch's notify: a round with no write costs no poll
+        self._watcher = self._watch(kv.revision + 1)
+
+    def _watch(self, start: int) -> Any:
+        watcher = self._kv.watch(b"\0", b"\0", start_revision=start, prev_kv=True)
+        watcher.set_notify(self._changed)
+        return watcher
+
+    def _changed(self) -> None:
+        """The watch's notify (``Watcher.set_notify``: it never stays silent while events wait, a
+        cancellation included): poll at the next round, and wake whoever asked (:meth:`set_notify`)."""
+        self._pending = True
+        if self._notify is not None:
+            self._notify()
 
     def pump(self) -> int:
+        if not self._pending:
+            return 0
+        self._pending = False
         handled = 0
         try:
             for events in pending_batches(self._watcher):
@@ -165,7 +181,8 @@ class Trace:
     def set_notify(self, fn: Any) -> None:
         """Wake ``fn`` when a change is committed (the real-clock loop wakes on any write)."""
         self._notify = fn
-        self._watcher.set_notify(fn)
+        if fn is not None and self._pending:
+            fn()  # writes may be waiting already (as the watch's own set_notify would say)
 
     def _resync(self) -> int:
         """History we had not read was compacted away: record the gap, then follow from now on."""
@@ -173,8 +190,7 @@ class Trace:
         self._watcher.close()
         rev = kv.revision
         self._add(TraceRecord(rev, self._now(), "gap", "", "", "", {"compactRevision": kv.compact_revision}))
-        self._watcher = kv.watch(b"\0", b"\0", start_revision=rev + 1, prev_kv=True)
-        self._watcher.set_notify(self._notify)
+        self._watcher = self._watch(rev + 1)
         return 1
 
     def note_reconcile(self, record: ReconcileRecord) -> None:

@@ -31,14 +31,16 @@ class Cache:
         self._informers: dict[type[Resource], SharedInformer] = {}
         self._notify: Callable[[], None] | None = None
         self._started = False
+        self._pending = True  # some informer may have news: set by their notify, cleared by pump()
 
     # -- informers ---------------------------------------------------------------------------------
     def informer_for(self, kind: type[Resource]) -> SharedInformer:
         informer = self._informers.get(kind)
         if informer is None:
             informer = SharedInformer(self.client, kind)
-            informer.set_notify(self._notify)
+            informer.set_notify(self._informer_notified)
             self._informers[kind] = informer
+            self._pending = True  # a new informer starts out notified
             if self._started:
                 informer.start()
         return informer
@@ -53,7 +55,15 @@ class Cache:
     def set_notify(self, fn: Callable[[], None] | None) -> None:
         self._notify = fn
         for informer in self._informers.values():
-            informer.set_notify(fn)
+            informer.set_notify(self._informer_notified)
+
+    def _informer_notified(self) -> None:
+        """Every informer's notify: one of them may have events (``pump`` looks), and ``fn`` of
+        :meth:`set_notify` is woken."""
+        self._pending = True
+        fn = self._notify
+        if fn is not None:
+            fn()
 
     def start(self) -> None:
         self._started = True
@@ -66,7 +76,11 @@ class Cache:
 
     def pump(self) -> int:
         """Deliver pending watch events of every informer whose watch notified (registration order;
-        the loop calls this every round, and most rounds only one kind, or none, has news)."""
+        the loop calls this every round, and most rounds only one kind, or none, has news: a round
+        after which none notified scans none)."""
+        if not self._pending:
+            return 0
+        self._pending = False  # before pumping: a write made by a handler notifies again
         total = 0
         for informer in list(self._informers.values()):
             if informer.notified:
