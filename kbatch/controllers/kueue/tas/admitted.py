@@ -6,59 +6,53 @@ summed once, ``snapshotTopologyDomainUsages``, and that one map is given to each
 ``TASFlavorCache.snapshot``) and ``tas_flavor.go`` (``snapshot``: the flavor's own usage otherwise,
 added by ``addTASUsageForHeldDomains``, which skips the domains the flavor does not hold).
 
-One walk over the Workloads holding quota yields both sums, keyed by the domain values as the
-assignments name them (a pod set's one-pod requests, and one ``pods``, times each domain's count):
-
-* ``own``: per flavor that does not share (a non-hostname lowest level, or the gate off), the pod
-  sets admitted on it;
-* ``shared``: the pod sets admitted on any of the sharing flavors, each once.
-
-A pod set on none of these flavors is not decoded.
-
-A flavor's snapshot then adds one of them (:meth:`~.snapshot.TASFlavorSnapshot.add_summed_usage`),
-so N flavors cost one walk and N passes over the summed domains instead of N walks.
+One walk over the Workloads holding quota indexes their TAS pod sets by the flavors the admission
+names (:func:`admitted_pod_sets`), without decoding any; a flavor's snapshot then asks for the usage
+of the pod sets on its flavors (:meth:`AdmittedPodSets.usage`: its own, or, for the flavors sharing
+nodes, all of theirs, each pod set once), keyed by the domain values as the assignments name them (a
+pod set's one-pod requests, and one ``pods``, times each domain's count). Only the pod sets a
+requested flavor holds are decoded, each once per usage asked for, so N flavors cost one walk and
+N passes over the summed domains instead of N walks, and a cycle that needs one flavor's snapshot
+decodes that flavor's pod sets alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from kbatch.api.kueue_v1beta2 import Workload
-from kbatch.controllers.kueue.tas.cluster import assigned_pod_sets
+from kbatch.controllers.kueue.tas.cluster import PodSetUsage, assigned_pod_sets
 from kbatch.controllers.kueue.tas.snapshot import DomainValues, add_pods
 
-__all__ = ["AdmittedUsage", "Usage", "admitted_usage"]
+__all__ = ["AdmittedPodSets", "Usage", "admitted_pod_sets"]
 
 Usage = dict[DomainValues, dict[str, int]]  # per assignment domain (its values), resource -> amount
+Reader = Callable[[], PodSetUsage]  # a pod set's domains and one pod's requests, decoded when called
 
 
 @dataclass(frozen=True, slots=True)
-class AdmittedUsage:
-    own: Mapping[str, Usage]  # per flavor that does not share nodes
-    shared: Usage  # on any flavor sharing nodes, each pod set once
+class AdmittedPodSets:
+    by_flavor: dict[str, list[Reader]]  # the TAS pod sets admitted on each flavor, walk order
 
-    def of(self, flavor: str, shares_nodes: bool) -> Usage:
-        """What ``flavor``'s snapshot starts with."""
-        return self.shared if shares_nodes else self.own.get(flavor, {})
+    def usage(self, flavors: Collection[str]) -> Usage:
+        """The summed usage of the pod sets on any of ``flavors``, each pod set once (one on two of
+        them is one reader in both lists)."""
+        readers = dict.fromkeys(r for f in flavors for r in self.by_flavor.get(f, ()))
+        out: Usage = {}
+        for read in readers:
+            domains, one = read()
+            add_pods(out, domains, one)
+        return out
 
 
-def admitted_usage(
-    workloads: Iterable[Workload], sharing: Collection[str], owning: Collection[str]
-) -> AdmittedUsage:
-    """The one walk: ``sharing`` names the flavors whose usage is shared per node, ``owning`` those
-    that keep their own."""
-    own: dict[str, Usage] = {}
-    shared: Usage = {}
+def admitted_pod_sets(workloads: Iterable[Workload], tas_flavors: Collection[str]) -> AdmittedPodSets:
+    """The one walk: each admitted TAS pod set under every flavor of ``tas_flavors`` its admission
+    names (a pod set on none of them is not kept)."""
+    by_flavor: dict[str, list[Reader]] = {}
     for wl in workloads:
         for flavors, read in assigned_pod_sets(wl):
-            owners = [f for f in dict.fromkeys(flavors) if f in owning]  # each flavor once
-            shares = any(f in sharing for f in flavors)
-            if not owners and not shares:
-                continue
-            domains, one = read()
-            for f in owners:
-                add_pods(own.setdefault(f, {}), domains, one)
-            if shares:
-                add_pods(shared, domains, one)
-    return AdmittedUsage(own, shared)
+            for f in dict.fromkeys(flavors):  # each flavor once
+                if f in tas_flavors:
+                    by_flavor.setdefault(f, []).append(read)
+    return AdmittedPodSets(by_flavor)

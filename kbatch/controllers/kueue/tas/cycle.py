@@ -56,7 +56,7 @@ from kbatch.controllers.kueue.model.clusterqueue import ClusterQueueNode
 from kbatch.controllers.kueue.model.info import WorkloadInfo
 from kbatch.controllers.kueue.model.requests import pod_spec_requests
 from kbatch.controllers.kueue.scheduling.assignment import FIT, NO_FIT, PREEMPT, Assignment, PodSetAssignment
-from kbatch.controllers.kueue.tas.admitted import AdmittedUsage, admitted_usage
+from kbatch.controllers.kueue.tas.admitted import AdmittedPodSets, Usage, admitted_pod_sets
 from kbatch.controllers.kueue.tas.cluster import build_snapshot, tas_flavor_levels
 from kbatch.controllers.kueue.tas.delayed import DELAYED_PENDING, delays_topology, has_multikueue_check
 from kbatch.controllers.kueue.tas.elastic import (
@@ -165,7 +165,8 @@ class TASCycle:
         self.overlapping = overlapping  # TASHandleOverlappingFlavors
         self._levels: dict[str, tuple[str, tuple[str, ...]] | None] = {}
         self._snapshots: dict[str, TASFlavorSnapshot] = {}
-        self._admitted: AdmittedUsage | None = None
+        self._admitted: AdmittedPodSets | None = None
+        self._shared_usage: Usage | None = None  # the node-sharing flavors' usage, once asked
 
     # --- flavors ----------------------------------------------------------------------------------
     def levels(self, flavor: str) -> tuple[str, tuple[str, ...]] | None:
@@ -196,20 +197,26 @@ class TASCycle:
             snap = build_snapshot(self.cache, self.flavors[flavor], topology, levels)
             snap.balanced = self.balanced
             snap.respect_preferred = self.respect_preferred
-            snap.add_summed_usage(self._admitted_usage().of(flavor, self._shares_nodes(flavor)))
+            snap.add_summed_usage(self._admitted_usage(flavor))
             self._snapshots[flavor] = snap
         return snap
 
-    def _admitted_usage(self) -> AdmittedUsage:
-        """The admitted Workloads' TAS usage, walked once for every flavor's snapshot
-        (:mod:`.admitted`). The first snapshot comes before any preemption simulation removes a
-        Workload (:mod:`.preemption`), and the cycle's admissions are added to the snapshots, not to
-        the admitted Workloads, so every later snapshot would have walked the same ones."""
+    def _admitted_usage(self, flavor: str) -> Usage:
+        """What ``flavor``'s snapshot starts with: the usage of the admitted TAS pod sets on it, or,
+        when it shares nodes, on any of the sharing flavors (summed once for all of them).
+
+        The admitted Workloads are walked once for every flavor's snapshot (:mod:`.admitted`). The
+        first snapshot comes before any preemption simulation removes a Workload
+        (:mod:`.preemption`), and the cycle's admissions are added to the snapshots, not to the
+        admitted Workloads, so every later snapshot would have walked the same ones."""
         if self._admitted is None:
-            sharing = frozenset(self._host_flavors())
-            owning = frozenset(f for f in self.flavors if self.levels(f) is not None) - sharing
-            self._admitted = admitted_usage(self.admitted(), sharing, owning)
-        return self._admitted
+            tas_flavors = frozenset(f for f in self.flavors if self.levels(f) is not None)
+            self._admitted = admitted_pod_sets(self.admitted(), tas_flavors)
+        if not self._shares_nodes(flavor):
+            return self._admitted.usage((flavor,))
+        if self._shared_usage is None:
+            self._shared_usage = self._admitted.usage(self._host_flavors())
+        return self._shared_usage
 
     def _shares_nodes(self, flavor: str) -> bool:
         """``TASHandleOverlappingFlavors`` applies to the flavor: its lowest level is the hostname
