@@ -10,6 +10,7 @@ attribute name ``<driver>/<id>`` also finds the driver's bare ``<id>``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 __all__ = ["Constraint", "DistinctAttribute", "MatchAttribute", "lookup_attribute"]
@@ -30,7 +31,7 @@ def _typed(attribute: Any) -> tuple[str, Any]:
     return attribute.kind(), attribute.value()
 
 
-class Constraint:
+class Constraint(ABC):
     """Shared part: which requests a constraint covers, and the first two rules of ``add``: a device
     of a request the constraint does not cover is accepted, one without the attribute is refused;
     the subclass judges the typed value (:meth:`admit`)."""
@@ -52,9 +53,9 @@ class Constraint:
             return False
         return self.admit(_typed(attribute))
 
+    @abstractmethod
     def admit(self, typed: tuple[str, Any]) -> bool:
         """Whether a covered device with this attribute value joins the set (recording it if so)."""
-        raise NotImplementedError
 
 
 class MatchAttribute(Constraint):

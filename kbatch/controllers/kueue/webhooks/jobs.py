@@ -108,7 +108,7 @@ class _JobWebhook:
     def _enabled(self) -> frozenset[str]:
         return frozenset(self._settings().frameworks)
 
-    def _owner_managed(self, obj: Any) -> bool:
+    def owner_managed(self, obj: Any) -> bool:
         """``IsOwnerManagedByKueueForObject`` (:mod:`..jobframework.ancestors`)."""
         return owner_managed(obj, self.server.composition.job_integrations, self._enabled())
 
@@ -136,7 +136,7 @@ class _JobWebhook:
         meta = obj.metadata
         if not self._settings().gates.enabled("WorkloadPriorityClassDefaulting"):
             return
-        if (meta.labels or {}).get(WORKLOAD_PRIORITY_CLASS_LABEL) or self._owner_managed(obj):
+        if (meta.labels or {}).get(WORKLOAD_PRIORITY_CLASS_LABEL) or self.owner_managed(obj):
             return
         try:
             self.server.get(WorkloadPriorityClass, DEFAULT_WORKLOAD_PRIORITY_CLASS)
@@ -154,7 +154,7 @@ class _JobWebhook:
         if (
             not (meta.labels or {}).get(QUEUE_LABEL)
             and self._default_queue_exists(namespace)
-            and not self._owner_managed(obj)
+            and not self.owner_managed(obj)
             and self._namespace_selected(namespace)
         ):
             meta.labels = {**(meta.labels or {}), QUEUE_LABEL: DEFAULT_LOCAL_QUEUE}

@@ -105,7 +105,7 @@ class PodWebhook:
         """``warningForPodManagedLabel``, skipped on an update of a pod its parent suspends."""
         if old is not None and P.SUSPENDED_BY_PARENT in (pod.metadata.annotations or {}):
             return False
-        return (pod.metadata.labels or {}).get(P.MANAGED_LABEL) == "true" and self.jobs._owner_managed(pod)
+        return (pod.metadata.labels or {}).get(P.MANAGED_LABEL) == "true" and self.jobs.owner_managed(pod)
 
     def errors(self, pod: Any, old: Any | None) -> list[FieldError]:
         """``ValidateCreate`` (``old`` is ``None``) / ``ValidateUpdate``."""

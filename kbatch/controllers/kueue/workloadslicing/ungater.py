@@ -18,7 +18,9 @@ single-threaded; a stale read conflicts and is retried by the pod's next event).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from kbatch.api import edit
@@ -88,18 +90,6 @@ def pods_to_ungate(granted: dict[str, int], pods: list[Pod],
     return out
 
 
-def _memo(wl: Workload) -> Callable[[str], AdmissionUpdate]:
-    """:func:`update_for_pod_set` of ``wl``, computed once per pod set."""
-    seen: dict[str, AdmissionUpdate] = {}
-
-    def get(pod_set: str) -> AdmissionUpdate:
-        if pod_set not in seen:
-            seen[pod_set] = update_for_pod_set(wl, pod_set)
-        return seen[pod_set]
-
-    return get
-
-
 class ActiveSlice:
     """Workload or pod events → the owner's active, admitted slice (``latestActiveSliceForOwner``)."""
 
@@ -162,7 +152,8 @@ class ElasticJobUngater:
             if (p.metadata.annotations or {}).get(WORKLOAD_SLICE_NAME_ANNOTATION) == chain
         ]
         granted = pod_set_counts(wl.spec.pod_sets if wl.spec else None)
-        updates = _memo(wl)  # a conflict between checks raises: the reconcile is retried
+        # each pod set's update computed once; a conflict between checks raises: the reconcile is retried
+        updates = functools.cache(partial(update_for_pod_set, wl))
         for pod in pods_to_ungate(granted, pods, updates):
             fresh = edit(pod)
             refresh(fresh, updates((pod.metadata.labels or {}).get(POD_SET_LABEL, "")))
