@@ -18,6 +18,8 @@ saved earlier or unknown field. :data:`Duration` is such a field's text, checked
 error of type :data:`GO_DECODE`. A ``null`` reaches ``UnmarshalJSON`` only when the field is no
 pointer (``indirect`` stops at a settable pointer for ``null``): it decodes the empty string,
 ``time: invalid duration ""``; :class:`NullAs` marks such a field for :mod:`kbatch.api.gonull`.
+A value that is no JSON string fails ``UnmarshalJSON`` the same way, in its first step (``json.Unmarshal``
+into a ``string``): ``json: cannot unmarshal number into Go value of type string``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from kbatch.api.cron import go_duration_seconds
@@ -67,5 +69,23 @@ def _parsed(text: str) -> str:
     return text
 
 
-DurationPtr = Annotated[str, AfterValidator(_parsed)]  # *metav1.Duration: null unsets it
-Duration = Annotated[str, AfterValidator(_parsed), NullAs("")]  # metav1.Duration: null is ""
+# what encoding/json's UnmarshalTypeError calls a JSON value it cannot put into a Go string
+# (Go src/encoding/json/decode.go: ``literalStore``, ``array``, ``object``)
+_JSON_KINDS: tuple[tuple[type, str], ...] = ((bool, "bool"), (int, "number"), (float, "number"),
+                                              (list, "array"), (dict, "object"))
+
+
+def _text(value: Any) -> Any:
+    """``UnmarshalJSON``'s ``json.Unmarshal(b, &str)``: a value that is no JSON string is refused
+    with encoding/json's ``json: cannot unmarshal number into Go value of type string``, the
+    decoder's own error as ParseDuration's is (``None`` is left to :class:`NullAs` and the union)."""
+    for kind, name in _JSON_KINDS:
+        if isinstance(value, kind):
+            message = f"json: cannot unmarshal {name} into Go value of type string"
+            raise PydanticCustomError(GO_DECODE, "{message}", {"message": message})
+    return value
+
+
+# *metav1.Duration: null unsets it; metav1.Duration: null is ""
+DurationPtr = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed)]
+Duration = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), NullAs("")]

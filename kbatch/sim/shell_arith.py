@@ -46,7 +46,10 @@ _ASSIGN = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^="
 
 
 class ArithError(ValueError):
-    """The expression cannot be evaluated (syntax, division by zero, a non-numeric variable)."""
+    """The expression cannot be evaluated (syntax, division by zero, a non-numeric variable).
+    ``bash_text``: bash's own words for it, when known (:func:`evaluate`)."""
+
+    bash_text = ""
 
 
 def wrap64(value: int) -> int:
@@ -262,7 +265,30 @@ def evaluate(text: str, scope: MutableMapping[str, str], bash: bool | None = Non
     if not tokens:
         return 0
     parser = _Parser(tokens, scope, bash)
-    value = parser.comma(True) if bash else parser.expression(True)
-    if parser.pos != len(tokens):
-        raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
+    try:
+        value = parser.comma(True) if bash else parser.expression(True)
+        if parser.pos != len(tokens):
+            raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
+    except ArithError as error:
+        if bash:
+            error.bash_text = _bash_text(text, str(error), parser.pos)
+        raise
     return value
+
+
+def _bash_text(text: str, message: str, pos: int) -> str:
+    """bash's message (expr.c ``evalerror``): ``EXPR: WHAT (error token is "REST")``, REST the
+    expression from the token it stopped at (the divisor; the first word too many). Known for
+    those two errors only; empty for the others."""
+    if message == "division by zero":
+        what, pos = "division by 0", pos - 1
+    elif message.startswith("syntax error: '"):
+        what = "syntax error in expression"
+    else:
+        return ""
+    starts, at, text = [], 0, text.rstrip()
+    while at < len(text) and (found := _BASH_TOKEN.match(text, at)) is not None and found.end() > at:
+        starts.append(found.start() + len(found.group(0)) - len(found.group(0).lstrip()))
+        at = found.end()
+    rest = text[starts[pos]:] if 0 <= pos < len(starts) else ""
+    return f'{text.strip()}: {what} (error token is "{rest}")'

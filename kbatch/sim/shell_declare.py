@@ -52,7 +52,7 @@ from kbatch.sim.shell_vars import (
     unset_element,
 )
 
-__all__ = ["DECLARE_COMMANDS", "assign_words", "declare_compound"]
+__all__ = ["DECLARE_COMMANDS", "arith_failed", "assign_words", "declare_compound"]
 
 _WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DOTALL)
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
@@ -93,11 +93,22 @@ def _assign(shell: Shell, scope: MutableMapping[str, str], target: str, value: s
         _refuse(shell, str(error), builtin)
         return False
     except ArithError as error:
-        _fail(shell, f"sh: arithmetic expression: {error}", 2 if not shell.bash else 1, not shell.bash)
+        arith_failed(shell, error)
         return False
     except CircularReference as error:
         return circular(shell, target.partition("[")[0], builtin, error.warn)
     return True
+
+
+def arith_failed(shell: Shell, error: ArithError) -> None:
+    """A subscript or an integer's value that is no arithmetic (``a[1/0]=x``, ``a=([x y]=1)``):
+    dash ends the script with 2; bash prints its ``evalerror`` words and abandons the command
+    line with status 1 (expr.c ``evalerror`` → ``jump_to_top_level (DISCARD)``), which for a
+    ``bash -c`` script is the rest of the script."""
+    if shell.bash:
+        _fail(shell, f"bash: {error.bash_text or f'arithmetic expression: {error}'}", 1, True)
+    else:
+        _fail(shell, f"sh: arithmetic expression: {error}", 2, True)
 
 
 def _refuse(shell: Shell, name: str, builtin: str) -> None:

@@ -743,8 +743,11 @@ def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableM
         trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
     try:
         set_array(scope, name, values, append)
-    except (ReadonlyError, ArithError):
+    except ReadonlyError:
         return assign_words(shell, [f"{name}=()"], scope)  # refused as the assignment is
+    except ArithError as error:  # ``a=([1/0]=x)``: as ``a[1/0]=x`` is
+        arith_failed(shell, error)
+        return False
     shell.status = shell.substituted or 0
     return True
 
@@ -909,7 +912,7 @@ def _sum_sleeps(words_: list[str]) -> float | None:
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
-from kbatch.sim.shell_declare import assign_words, declare_compound  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_declare import arith_failed, assign_words, declare_compound  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_let import arith_command, run_arith_command  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)

@@ -58,6 +58,20 @@ def test_blanks_inside_a_compound_assignments_subscript_stay_in_it(script: str) 
 
 
 @pytest.mark.parametrize("script", [
+    "a=([1/0]=x); declare -p a",
+    "m=([two words]=x); declare -p m",
+    "a=(1); a+=([1/0 + 3]=x); echo after; declare -p a",
+    "declare -a a=([x y z]=1); echo after $?",
+    "a[1/0]=x; echo after",
+])
+def test_a_subscript_that_is_no_arithmetic_ends_a_bash_c_script(script: str) -> None:
+    """An indexed array's subscript is arithmetic: one that fails prints bash's ``evalerror``
+    words and abandons the command line with status 1 (expr.c ``evalerror``, ``DISCARD``), all of
+    a ``-c`` script; the sim stored the literal ``()`` and went on with status 0."""
+    agree(script, _BASH, as_bash=True)
+
+
+@pytest.mark.parametrize("script", [
     'export A=1 B="x y"; echo $A $B; readonly R="it\'s"; echo $R; readonly -p R; export -p | grep " [AB]="',
     'x=1; unset x; echo "[${x-unset}]"; y=2; readonly y; echo $y',
     "f() { local x; echo \"[${x-unset}]\"; x=2; }; x=1; f; echo $x",

@@ -9,6 +9,8 @@ a decoding error returned as it is), which is sigs.k8s.io/json's fork of ``encod
   ``time.ParseDuration``; its error ends decoding at once (``literalStore`` returns it), unwrapped,
   ahead of any type error the decoder saved and of the unknown fields: the file is refused with
   ``time: unknown unit " minutes" in duration "5 minutes"`` alone, the first such value in the file.
+  Before that, its ``json.Unmarshal`` into a ``string`` refuses any other JSON value the same way
+  (``json: cannot unmarshal number into Go value of type string``).
 - ``null``: a pointer, slice or map is set to nil, any other value left as it was (on a new object:
   the field absent); a ``null`` list item or map value is the element's zero value. A non-pointer
   ``metav1.Duration`` (v1beta2 ``waitForPodsReady.timeout``, ``admissionFairSharing``'s two,
@@ -71,6 +73,30 @@ def test_an_unparsable_duration_is_the_decoders_error_before_any_other(
     and an unknown field; no field error of validation."""
     config = _with(version, namespace=5, bogus=1, **{section: _nested(path, text)})
     assert _message(config) == PREFIX + error
+
+
+# JSON values that are no string, as encoding/json's UnmarshalTypeError names them (Go
+# src/encoding/json/decode.go ``literalStore``, ``array``, ``object``)
+NOT_TEXT = [(15, "number"), (2.5, "number"), (True, "bool"), (["5s"], "array"), ({"s": 5}, "object")]
+
+
+@pytest.mark.parametrize(("version", "section", "path"), DURATIONS)
+@pytest.mark.parametrize(("value", "kind"), NOT_TEXT)
+def test_a_duration_that_is_no_string_is_the_decoders_error_before_any_other(
+        version: str, section: str, path: tuple[str, ...], value: Any, kind: str) -> None:
+    """``metav1.Duration.UnmarshalJSON`` first decodes its bytes into a Go ``string``; that error
+    is returned as ParseDuration's is: alone, ahead of a saved type error and an unknown field
+    (kbatch listed it as a field's type error: ``leaderElection.leaseDuration: Input should be a
+    valid string``)."""
+    config = _with(version, namespace=5, bogus=1, **{section: _nested(path, value)})
+    assert _message(config) == PREFIX + f"json: cannot unmarshal {kind} into Go value of type string"
+
+
+def test_the_first_duration_that_fails_in_the_file_is_reported_whichever_the_failure() -> None:
+    number_first = _with(leaderElection={"leaseDuration": 15}, waitForPodsReady={"timeout": "2y"})
+    assert _message(number_first) == PREFIX + "json: cannot unmarshal number into Go value of type string"
+    text_first = _with(waitForPodsReady={"timeout": "2y"}, leaderElection={"leaseDuration": 15})
+    assert _message(text_first) == PREFIX + 'time: unknown unit "y" in duration "2y"'
 
 
 def test_the_first_unparsable_duration_in_the_file_is_the_one_reported() -> None:
