@@ -48,6 +48,7 @@ from kbatch.controllers.kueue.multikueue.remote import (
     WatchEvent,
     deliver,
 )
+from kbatch.runtime.cache import Cache
 from kbatch.runtime.handler import QueueingHandler
 from kbatch.runtime.predicate import Funcs, GenerationChanged, Predicate
 from kbatch.runtime.reconcile import Request
@@ -77,17 +78,17 @@ def _cluster_queue_of(lq: LocalQueue) -> list[Request]:
     return [Request("", name)] if name else []
 
 
-def _queues_of_check(cache: Any, check: str) -> list[Request]:
+def _queues_of_check(cache: Cache, check: str) -> list[Request]:
     """``queueEventsForAC``."""
     return [Request("", name) for name in cluster_queues_using_check(cache, check)]
 
 
-def _queues_of_config(cache: Any, config: str) -> list[Request]:
+def _queues_of_config(cache: Cache, config: str) -> list[Request]:
     """``queueEventsForMKConfig``: via the checks naming the config."""
     return [req for check in checks_using_config(cache, config) for req in _queues_of_check(cache, check)]
 
 
-def _queues_of_cluster(cache: Any, cluster: str) -> list[Request]:
+def _queues_of_cluster(cache: Cache, cluster: str) -> list[Request]:
     """``queueEventsForMKCluster``: via the configs naming the cluster (``UsingMultiKueueClusters``)."""
     configs = sorted(cache.list(MultiKueueConfig), key=lambda c: c.metadata.name or "")
     return [
@@ -104,7 +105,7 @@ class _ByName:
 
     maps_old_on_update = False
 
-    def __init__(self, cache: Any, queues: Callable[[Any, str], list[Request]]) -> None:
+    def __init__(self, cache: Cache, queues: Callable[[Cache, str], list[Request]]) -> None:
         self.cache, self.queues = cache, queues
 
     def __call__(self, obj: Resource) -> list[Request]:
