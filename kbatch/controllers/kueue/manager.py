@@ -44,7 +44,9 @@ from kbatch.controllers.kueue.scheduling.preemption.preemptor import Preemptor
 from kbatch.controllers.kueue.tas.second_pass import SecondPassQueue
 from kbatch.controllers.kueue.workloads import topology_assignments_pending
 from kbatch.controllers.kueue.workloadslicing import pod_set_counts, scaled_down
+from kbatch.families.family import JobIntegration
 from kbatch.runtime.context import ControllerContext
+from kbatch.runtime.controller import Controller
 from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
@@ -169,9 +171,9 @@ class KueueManager:
         self.job_recorder = EventRecorder(
             ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
         )
-        self.controllers: dict[str, Any] = {}  # name -> Controller (set by setup)
+        self.controllers: dict[str, Controller] = {}  # by name (set by setup, :mod:`.wiring`)
         self.second_pass = SecondPassQueue()  # Workloads whose unhealthy node is to be replaced
-        self.integrations: list[Any] = []  # the enabled job integrations (set by setup)
+        self.integrations: list[JobIntegration] = []  # the enabled job integrations (set by setup)
         cache = ctx.cache
         cache.add_index(Workload, BY_QUEUE, _by_queue)
         cache.add_index(Workload, BY_OWNER, _by_owner)

@@ -12,6 +12,7 @@ wires these). Controllers of the ``kueue`` manager (the ClusterQueue one only wi
 ``kueue-multikueue-workload``               :class:`.workload.WorkloadReconciler` — dispatch and sync
 ``kueue-multikueue-incremental-dispatcher`` :class:`.dispatcher.IncrementalDispatcher` (``dispatcherName``)
 ``kueue-multikueue-clusterqueue``           :class:`.quota_reconciler.QuotaReconciler` — quota automation
+(handlers)                                  :mod:`.quota_events` — what requeues it, workers' queues too
 (timer)                                     :class:`.gc.GarbageCollector` — orphans, every ``gcInterval``
 (handler)                                   :class:`.config_events.ConfigWorkloads` — config edits → Workloads
 (stepper)                                   :class:`.inbox.RemoteInbox` — HTTP workers' watch events
@@ -57,11 +58,8 @@ from kbatch.controllers.kueue.multikueue.inprocess import attach_worker, set_rea
 from kbatch.controllers.kueue.multikueue.options import INCREMENTAL, options_from
 from kbatch.controllers.kueue.multikueue.pod_adapter import PodAdapter
 from kbatch.controllers.kueue.multikueue.profile_access import profiles_served
-from kbatch.controllers.kueue.multikueue.quota_reconciler import (
-    QUOTA_CONTROLLER,
-    QuotaReconciler,
-    local_event_handlers,
-)
+from kbatch.controllers.kueue.multikueue.quota_events import local_event_handlers
+from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, QuotaReconciler
 from kbatch.controllers.kueue.multikueue.workload import DeletedWorkloads, WorkloadReconciler, has_checks
 from kbatch.runtime.predicate import GenerationChanged, predicate_func
 from kbatch.runtime.reconcile import Request

@@ -18,7 +18,7 @@ table ``multikueuecluster_test.go``):
    ``Active=False``/``ClientConnectionFailed`` with the error, requeued after the back-off;
 4. connected (the Workload watch and each adapter's job watch established; with
    ``MultiKueueManagerQuotaAutomation`` also the worker's ClusterQueues and LocalQueues, unlabelled,
-   :class:`.quota_reconciler.WorkerQueueEvents`) → ``Active=True``, reason ``Active``, message
+   :class:`.quota_events.WorkerQueueEvents`) → ``Active=True``, reason ``Active``, message
    ``Connected``.
 
 A watch that ends marks the client disconnected (the time of the first loss is kept for
@@ -54,7 +54,7 @@ from kbatch.controllers.kueue.multikueue.profile_access import (
     client_config_from_profile,
     profiles_served,
 )
-from kbatch.controllers.kueue.multikueue.quota_reconciler import QUEUE_KINDS, WorkerQueueEvents
+from kbatch.controllers.kueue.multikueue.quota_events import QUEUE_KINDS, WorkerQueueEvents
 from kbatch.controllers.kueue.multikueue.remote import ConnectionFailed, RemoteCluster, WatchEvent
 from kbatch.runtime.reconcile import Request, Result
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, TypeVar
 
 from kbatch.api.meta import Resource
+from kbatch.runtime.cache.informer import EventHandler
 
-__all__ = ["ADDED", "DELETED", "MODIFIED", "ConnectionFailed", "RemoteCluster", "WatchEvent"]
+__all__ = ["ADDED", "DELETED", "MODIFIED", "ConnectionFailed", "RemoteCluster", "WatchEvent", "deliver"]
 
 T = TypeVar("T", bound=Resource)
 EventType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -42,6 +43,17 @@ class WatchEvent:
     type: EventType
     obj: Resource
     old: Resource | None = None  # MODIFIED only
+
+
+def deliver(event: WatchEvent, handler: EventHandler) -> None:
+    """Hand ``event`` to an informer handler, as ``processDeltas`` calls ``OnAdd``, ``OnUpdate(old,
+    new)`` or ``OnDelete``: a worker's watch then feeds the runtime's handlers and predicates."""
+    if event.type == MODIFIED:
+        handler.on_update(event.old, event.obj)
+    elif event.type == ADDED:
+        handler.on_add(event.obj)
+    else:
+        handler.on_delete(event.obj)
 
 
 class ConnectionFailed(Exception):

@@ -8,14 +8,19 @@ a Workload's events reach its group (``kueue.x-k8s.io/is-group-workload``) or it
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.kueue_v1beta2 import Workload
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
 from kbatch.controllers.kueue.podintegration import pods as P
 from kbatch.controllers.kueue.podintegration.group import BY_GROUP, PodGroupReconciler, group_index
+from kbatch.families.family import JobIntegration
+from kbatch.runtime.controller import Controller
 from kbatch.runtime.reconcile import Request, Result
+
+if TYPE_CHECKING:
+    from kbatch.controllers.kueue.manager import KueueManager
 
 __all__ = ["GROUP_PREFIX", "PodIntegration", "PodRequests", "WorkloadRequests"]
 
@@ -59,7 +64,7 @@ class PodIntegration:
     """Answers both kinds of request: single pods through the generic job reconciler, groups
     through :class:`~.group.PodGroupReconciler`."""
 
-    def __init__(self, mgr: Any, integration: Any) -> None:
+    def __init__(self, mgr: KueueManager, integration: JobIntegration) -> None:
         self.single = JobReconciler(mgr, integration)
         self.group = PodGroupReconciler(self.single)
 
@@ -69,8 +74,8 @@ class PodIntegration:
         return self.single.reconcile(request)
 
 
-def build(mgr: Any, integration: Any, name: str) -> Any:
-    """The controller (``setup`` of the kueue manager calls this for the ``pod`` integration)."""
+def build(mgr: KueueManager, integration: JobIntegration, name: str) -> Controller:
+    """The controller (:func:`..wiring.job_integrations` calls this for the ``pod`` integration)."""
     ids = mgr.settings.on("WorkloadIdentifierAnnotations")
     mgr.ctx.cache.add_index(Pod, BY_GROUP, group_index(ids))
     return (

@@ -27,7 +27,7 @@ from kbatch.controllers.kueue.multikueue import MULTIKUEUE
 from kbatch.controllers.kueue.multikueue.http_remote import HttpRemote
 from kbatch.controllers.kueue.multikueue.inbox import RemoteInbox
 from kbatch.controllers.kueue.multikueue.kubeconfig import ClientConfig
-from kbatch.controllers.kueue.multikueue.quota_reconciler import WorkerQueueEvents
+from kbatch.controllers.kueue.multikueue.quota_events import WorkerQueueEvents
 from kbatch.controllers.kueue.multikueue.remote import WatchEvent
 from kbatch.server.process import ServeProcess
 

@@ -25,7 +25,8 @@ from kbatch.api.kueue_v1beta2 import (
 )
 from kbatch.controllers.kueue.multikueue import MULTIKUEUE, set_reachable
 from kbatch.controllers.kueue.multikueue.options import MultiKueueOptions
-from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, local_event_handlers
+from kbatch.controllers.kueue.multikueue.quota_events import local_event_handlers
+from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER
 from kbatch.testing import make_job
 
 from .quota_world import Worker, build, condition, config, cq, lq, manager, quotas, settle

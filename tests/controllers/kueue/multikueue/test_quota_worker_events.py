@@ -31,8 +31,9 @@ from kbatch.api.meta import Condition, Resource
 from kbatch.controllers.kueue.multikueue import MULTIKUEUE
 from kbatch.controllers.kueue.multikueue.inprocess import _Handler, workers_of
 from kbatch.controllers.kueue.multikueue.quota_automation import WorkerQueues, aggregate
-from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, worker_event_requeues
-from kbatch.controllers.kueue.multikueue.remote import ADDED, DELETED, MODIFIED, WatchEvent
+from kbatch.controllers.kueue.multikueue.quota_events import worker_event_requeues
+from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER
+from kbatch.controllers.kueue.multikueue.remote import ADDED, DELETED, MODIFIED, WatchEvent, deliver
 
 from .quota_world import Worker, build, config, cq, lq, manager, quotas, settle
 
@@ -125,6 +126,26 @@ def test_in_process_handler_types_its_events() -> None:
     handler.on_update(_wl(True, "2"), _wl(True, "3"))
     handler.on_delete(_wl(True, "4"))
     assert seen == [("ADDED", "2", None), ("MODIFIED", "3", "2"), ("DELETED", "4", None)]
+
+
+def test_deliver_hands_each_event_type_to_its_informer_method() -> None:
+    """A worker's watch event reaches an informer handler as ``processDeltas`` would call it."""
+    calls: list[tuple[str, ...]] = []
+
+    class Recorder:
+        def on_add(self, obj: Any) -> None:
+            calls.append(("add", obj.metadata.resource_version))
+
+        def on_update(self, old: Any, new: Any) -> None:
+            calls.append(("update", old.metadata.resource_version, new.metadata.resource_version))
+
+        def on_delete(self, obj: Any) -> None:
+            calls.append(("delete", obj.metadata.resource_version))
+
+    for event in (WatchEvent(ADDED, _wl(True, "1")), WatchEvent(MODIFIED, _wl(True, "2"), _wl(True, "1")),
+                  WatchEvent(DELETED, _wl(True, "3"))):
+        deliver(event, Recorder())
+    assert calls == [("add", "1"), ("update", "1", "2"), ("delete", "3")]
 
 
 # -- live: reconciles per worker edit --------------------------------------------------------------
