@@ -34,6 +34,13 @@ class OwnerReference(KubeModel):
     controller: bool | None = None
     block_owner_deletion: bool | None = None
 
+    @property
+    def group(self) -> str:
+        """The API group of ``api_version`` (``batch/v1`` → ``batch``, ``v1`` → the core group ``""``),
+        as apimachinery's ``schema.ParseGroupVersion`` reads it; the version is not part of it."""
+        head, sep, _ = self.api_version.rpartition("/")
+        return head if sep else ""
+
 
 class ManagedFieldsEntry(KubeModel):
     manager: str | None = None
