@@ -4,7 +4,9 @@ Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/reconciler
 (``genericReconciler.SetupWithManager``: ``For(job).Owns(&kueue.Workload{})``), i.e.
 controller-runtime's ``handler.EnqueueRequestForOwner(..., OnlyControllerOwner())``: the Workload's
 controller reference is compared with the job type by *group and kind* (the reference's apiVersion
-is parsed for its group; the version is ignored)."""
+is parsed for its group; the version is ignored). The job reconciler finds its Workloads through
+``pkg/controller/core/indexer/indexer.go`` ``WorkloadOwnerIndexFunc``: owner references of the job's
+kind *and* apiVersion."""
 
 from __future__ import annotations
 
@@ -12,12 +14,15 @@ from typing import Any
 
 import pytest
 
+from kbatch.api.batch_v1 import Job
 from kbatch.api.kueue_v1beta2 import Workload
+from kbatch.controllers.kueue.jobframework.names import workload_name
 from kbatch.controllers.kueue.podintegration.controller import WorkloadRequests
 from kbatch.runtime.handler import QueueingHandler
 from kbatch.runtime.reconcile import Request
 
-from .helpers import World
+from .helpers import World, cluster_queue, flavor, local_queue, quota, workload
+from .test_jobs import job, node
 
 CONTROLLER = "kueue-job-batch-job"
 
@@ -65,3 +70,24 @@ def test_a_workload_event_reaches_the_single_pod_of_the_core_group(api_version: 
     """``queueReconcileForChildPod`` (``pkg/controller/jobs/pod/event_handlers.go``): the controller
     reference's apiVersion is parsed for its group, which must be the core group; kind ``Pod``."""
     assert WorkloadRequests()(_workload(api_version, "Pod")) == want
+
+
+def test_a_workload_of_a_same_kind_owner_of_another_group_is_not_the_jobs() -> None:
+    """A Workload controlled by ``example.com/v1`` kind ``Job`` named like a batch/v1 Job is not in
+    that Job's owner index (``WorkloadOwnerIndexFunc`` compares kind and apiVersion), so the Job's
+    ``ensureOneWorkload`` neither adopts, rewrites nor deletes it; the Job gets a Workload of its own."""
+    w = World(node("n-a", "a"), flavor("fa", labels={"pool": "a"}),
+              cluster_queue("cq", (["cpu"], [("fa", [quota("cpu", "0")])])), local_queue("lq", "cq"),
+              controllers="*")
+    foreign = workload("foreign", "lq", cpu="3")
+    foreign["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "Job", "name": "j",
+                                               "uid": "other-uid", "controller": True}]
+    w.apply(foreign)
+    before = w.wl("foreign")
+    w.apply(job("j"))
+    w.cp.run_until_idle()
+    after = w.wl("foreign")
+    assert after.metadata.deletion_timestamp is None
+    assert after.spec == before.spec and after.metadata.owner_references == before.metadata.owner_references
+    uid = w.cp.client.get(Job, "j", "default").metadata.uid
+    assert w.wl(workload_name("j", uid, "Job", "batch")).metadata.controller_ref().uid == uid
