@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field, field_validator
 
 from kbatch.api.base import ApiInfo, KubeModel, Time
+from kbatch.api.gotypes import GoType
 
 __all__ = [
     "Condition",
@@ -107,14 +108,18 @@ class Condition(KubeModel):
 
 
 class LabelSelectorRequirement(KubeModel):
+    go_type: ClassVar[GoType] = GoType("LabelSelectorRequirement", "v1")
+
     key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
+    # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
+    operator: Annotated[str, GoType("LabelSelectorOperator", "v1")]
     values: list[str] | None = None
 
 
 class LabelSelector(KubeModel):
     """metav1.LabelSelector; matching lives in ``kbatch.api.selectors``."""
 
+    go_type: ClassVar[GoType] = GoType("LabelSelector", "v1")
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None
 
