@@ -36,8 +36,8 @@ from conformance.isolation import (
     release_namespace,
     run_seed,
 )
-from conformance.records import Aggregate, Phase, Record, Seen, from_wire, semantic_from_wire, to_wire
-from conformance.report import Run, Semantic, junit, report_json, table
+from conformance.records import Aggregate, Record, Seen, from_wire, semantic_from_wire, to_wire
+from conformance.report import Outcome, Run, Semantic, junit, report_json, table
 from conformance.target import Target, capabilities, gates_of
 
 __all__ = ["describe", "listing", "register_markers", "semantic_of"]
@@ -262,13 +262,13 @@ def _outcome(report: pytest.TestReport) -> str:
     return "error"  # setup or teardown failed: the target, not the semantic
 
 
-def _phase(report: pytest.TestReport) -> Phase:
+def _phase(report: pytest.TestReport) -> Outcome:
     """One phase of a check (setup, call, teardown) as the report counts it: a failure outside the
     call is an ``error``."""
     if report.passed:
-        return Phase("passed", report.duration)
+        return Outcome("passed", report.duration)
     details = "" if report.skipped else report.longreprtext
-    return Phase(_outcome(report), report.duration, _message(report), details)
+    return Outcome(_outcome(report), report.duration, _message(report), details)
 
 
 @pytest.hookimpl(hookwrapper=True)

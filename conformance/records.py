@@ -2,7 +2,8 @@
 
 A check runs in three phases (setup, call, teardown). For each, the process that ran it builds a
 :class:`Record` — the check's :class:`~conformance.report.Semantic`, its place in the collection, the
-:class:`Phase` outcome and the targets the phase built (:class:`Seen`) — and attaches it to pytest's
+phase's :class:`~conformance.report.Outcome` and the targets the phase built (:class:`Seen`) — and
+attaches it to pytest's
 report as plain builtins (:func:`to_wire`). The process that writes the report folds the records in
 :class:`Aggregate`. Serially both are the same process; under pytest-xdist the workers build the
 records and the controller, which runs no check itself, receives them with the reports: pytest
@@ -20,9 +21,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from conformance.report import Result, Semantic
+from conformance.report import Outcome, Result, Semantic
 
-__all__ = ["Aggregate", "Phase", "Record", "Seen", "from_wire", "merge", "semantic_from_wire", "to_wire"]
+__all__ = ["Aggregate", "Record", "Seen", "from_wire", "merge", "semantic_from_wire", "to_wire"]
 
 
 @dataclass(frozen=True)
@@ -35,21 +36,11 @@ class Seen:
 
 
 @dataclass(frozen=True)
-class Phase:
-    """One phase's outcome: ``passed``, ``failed``, ``skipped``, or ``error`` (setup or teardown
-    failed: the target, not the semantic)."""
-
-    outcome: str
-    duration: float = 0.0
-    message: str = ""
-    details: str = ""
-
-
-@dataclass(frozen=True)
 class Record:
     position: int
     """The check's place in the session's collection (the order a serial run executes)."""
-    phase: Phase
+    phase: Outcome
+    """The phase's outcome: ``error`` when setup or teardown failed (the target, not the semantic)."""
     semantic: Semantic | None = None
     """None for a test without a ``semantic`` marker: only its targets count."""
     seen: tuple[Seen, ...] = ()
@@ -66,7 +57,8 @@ def from_wire(data: dict[str, Any]) -> Record:
     semantic = None if sem is None else semantic_from_wire(sem)
     seen = tuple(Seen(s["description"], tuple(s["capabilities"]), s["kubernetes_version"])
                  for s in data["seen"])
-    return Record(position=int(data["position"]), phase=Phase(**data["phase"]), semantic=semantic, seen=seen)
+    return Record(position=int(data["position"]), phase=Outcome(**data["phase"]), semantic=semantic,
+                  seen=seen)
 
 
 def semantic_from_wire(data: dict[str, Any]) -> Semantic:
@@ -74,15 +66,14 @@ def semantic_from_wire(data: dict[str, Any]) -> Semantic:
     return Semantic(**{**data, "requires": tuple(data["requires"]), "excludes": tuple(data["excludes"])})
 
 
-def merge(before: Result | None, sem: Semantic, phase: Phase) -> Result:
-    """A check's result after one more phase: the first phase that did not pass decides; the
-    durations add up."""
-    duration = (before.duration if before else 0.0) + phase.duration
-    if before is not None and before.outcome != "passed":
-        return replace(before, duration=duration)
-    if phase.outcome == "passed":
-        return Result(sem, "passed", duration)
-    return Result(sem, phase.outcome, duration, phase.message, phase.details)
+def merge(before: Result | None, sem: Semantic, phase: Outcome) -> Result:
+    """A check's result after one more phase: the first phase that did not pass decides (a pass says
+    nothing more); the durations add up."""
+    duration = (before.outcome.duration if before else 0.0) + phase.duration
+    if before is not None and before.outcome.status != "passed":
+        return replace(before, outcome=replace(before.outcome, duration=duration))
+    decided = phase if phase.status != "passed" else Outcome("passed")
+    return Result(sem, replace(decided, duration=duration))
 
 
 class Aggregate:
@@ -100,7 +91,7 @@ class Aggregate:
             self._results[nodeid] = (record.position, merge(before[1] if before else None, record.semantic,
                                                             record.phase))
 
-    def fold_more(self, nodeid: str, phase: Phase) -> None:
+    def fold_more(self, nodeid: str, phase: Outcome) -> None:
         """One more phase of a check already folded, from a report that carries no record (xdist's
         report of a worker that crashed while running it); unknown checks are left out."""
         known = self._results.get(nodeid)

@@ -1,7 +1,8 @@
 """The conformance report: one record per semantic, and its three renderings — the human table, the
 JSON document (:data:`conformance.report_schema.SCHEMA`) and JUnit XML for CI systems.
 
-Pure functions from :class:`Run` and :class:`Result` values to text, dicts and XML elements; the
+Pure functions from :class:`Run` and :class:`Result` values (a :class:`Semantic` and its
+:class:`Outcome`) to text, dicts and XML elements; the
 pytest plugin (:mod:`conformance.plugin`) gathers the values and writes the files.
 
 JUnit: one ``<testsuites>`` holding one ``<testsuite>`` per family (``name`` the family,
@@ -21,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["OUTCOMES", "Result", "Run", "Semantic", "counts", "junit", "report_json", "table"]
+__all__ = ["OUTCOMES", "Outcome", "Result", "Run", "Semantic", "counts", "junit", "report_json", "table"]
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 FORMAT_VERSION = "kbatch.dev/conformance-report/v1"
@@ -45,15 +46,24 @@ class Semantic:
 
 
 @dataclass(frozen=True)
-class Result:
-    semantic: Semantic
-    outcome: str
+class Outcome:
+    """How a check, or one phase of it (setup, call, teardown), ended."""
+
+    status: str
     """One of :data:`OUTCOMES`: ``error`` is a failure outside the check (its setup, the target)."""
     duration: float = 0.0
     message: str = ""
     """Why it failed (the assertion, the first lines) or was skipped; empty when it passed."""
     details: str = ""
     """The full failure text (traceback) for failures and errors."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """A semantic and how its check ended: its phases' outcomes merged (:func:`conformance.records.merge`)."""
+
+    semantic: Semantic
+    outcome: Outcome
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,7 @@ def counts(results: Iterable[Result]) -> dict[str, int]:
     """How many results had each outcome, plus ``total``."""
     out = dict.fromkeys(OUTCOMES, 0)
     for result in results:
-        out[result.outcome] = out.get(result.outcome, 0) + 1
+        out[result.outcome.status] = out.get(result.outcome.status, 0) + 1
     out["total"] = sum(out[o] for o in OUTCOMES)
     return out
 
@@ -92,7 +102,8 @@ def table(run: Run, results: Sequence[Result], width: int = 70) -> list[str]:
     lines.append(f"seed: {run.seed}")
     col = min(width, max((len(r.semantic.title) for r in results), default=0))
     for r in results:
-        lines.append(f"{_MARK.get(r.outcome, r.outcome.upper()):4}  {r.semantic.title[:col]:<{col}}  "
+        status = r.outcome.status
+        lines.append(f"{_MARK.get(status, status.upper()):4}  {r.semantic.title[:col]:<{col}}  "
                      f"{r.semantic.source}")
     c = counts(results)
     errors = f", {c['error']} errors" if c["error"] else ""
@@ -103,10 +114,10 @@ def table(run: Run, results: Sequence[Result], width: int = 70) -> list[str]:
 
 # -- JSON -----------------------------------------------------------------------------------------------
 def _semantic_json(r: Result) -> dict[str, Any]:
-    s = r.semantic
+    s, o = r.semantic, r.outcome
     return {"id": s.id, "family": s.family, "title": s.title, "source": s.source,
-            "requires": list(s.requires), "excludes": list(s.excludes), "outcome": r.outcome,
-            "duration": round(r.duration, 6), "message": r.message, "details": r.details, "nodeid": s.nodeid}
+            "requires": list(s.requires), "excludes": list(s.excludes), "outcome": o.status,
+            "duration": round(o.duration, 6), "message": o.message, "details": o.details, "nodeid": s.nodeid}
 
 
 def report_json(run: Run, results: Sequence[Result]) -> dict[str, Any]:
@@ -135,7 +146,7 @@ def _seconds(value: float) -> str:
 def _suite_attrs(name: str, results: Sequence[Result]) -> dict[str, str]:
     c = counts(results)
     return {"name": name, "tests": str(c["total"]), "failures": str(c["failed"]), "errors": str(c["error"]),
-            "skipped": str(c["skipped"]), "time": _seconds(sum(r.duration for r in results))}
+            "skipped": str(c["skipped"]), "time": _seconds(sum(r.outcome.duration for r in results))}
 
 
 def _properties(parent: ET.Element, run: Run) -> None:
@@ -148,15 +159,15 @@ def _properties(parent: ET.Element, run: Run) -> None:
 
 
 def _testcase(parent: ET.Element, r: Result) -> None:
-    s = r.semantic
+    s, o = r.semantic, r.outcome
     case = ET.SubElement(parent, "testcase", {"classname": _xml(f"conformance.{s.family}"),
-                                              "name": _xml(s.id), "time": _seconds(r.duration)})
-    if r.outcome in ("failed", "error"):
-        tag = "failure" if r.outcome == "failed" else "error"
-        outcome = ET.SubElement(case, tag, {"message": _xml(r.message), "type": tag})
-        outcome.text = _xml(r.details or r.message)
-    elif r.outcome == "skipped":
-        ET.SubElement(case, "skipped", {"message": _xml(r.message), "type": "skipped"})
+                                              "name": _xml(s.id), "time": _seconds(o.duration)})
+    if o.status in ("failed", "error"):
+        tag = "failure" if o.status == "failed" else "error"
+        failure = ET.SubElement(case, tag, {"message": _xml(o.message), "type": tag})
+        failure.text = _xml(o.details or o.message)
+    elif o.status == "skipped":
+        ET.SubElement(case, "skipped", {"message": _xml(o.message), "type": "skipped"})
     requirements = ", ".join([*s.requires, *(f"not {c}" for c in s.excludes)]) or "none"
     ET.SubElement(case, "system-out").text = _xml(f"semantic: {s.title}\nsource: {s.source}\n"
                                                   f"requires: {requirements}\n")

@@ -20,6 +20,10 @@ pointer (``indirect`` stops at a settable pointer for ``null``): it decodes the 
 ``time: invalid duration ""``; :class:`NullAs` marks such a field for :mod:`kbatch.api.gonull`.
 A value that is no JSON string fails ``UnmarshalJSON`` the same way, in its first step (``json.Unmarshal``
 into a ``string``): ``json: cannot unmarshal number into Go value of type string``.
+
+:class:`GoType` names a field's Go type where a Python annotation cannot (``int32`` or ``int``, a
+named string type such as ``v1.ResourceName``): the decoder's type errors print it
+(:mod:`kbatch.api.go_unmarshal`). Each alias here carries its own.
 """
 
 from __future__ import annotations
@@ -39,19 +43,41 @@ __all__ = [
     "DurationPtr",
     "Float32",
     "Float64",
+    "GoType",
+    "Int",
     "Int32",
     "Int64",
     "NullAs",
+    "ResourceName",
 ]
 
 GO_DECODE = "go_decode"  # the error type of a value's own decoder: fatal, its message as Go's
 
-Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True)]  # also Go's int on 64-bit
-Bool = Annotated[bool, Field(strict=True)]
-_MAX_FLOAT32 = 3.4028234663852886e38  # math.MaxFloat32: a larger number overflows float32
-Float32 = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-_MAX_FLOAT32, le=_MAX_FLOAT32)]
-Float64 = Annotated[float, Field(strict=True, allow_inf_nan=False)]  # JSON has no Inf nor NaN
+
+@dataclass(frozen=True, slots=True)
+class GoType:
+    """Annotation (on a field, a list item, a map key or value) or ``go_type`` class attribute (on a
+    model of a Go struct): the Go type's name as ``reflect.Type.String`` prints it, ``package``
+    qualifying it: ``None`` the package of the API version being decoded (``v1beta2``), ``""`` none
+    (a predeclared type: ``int32``)."""
+
+    name: str
+    package: str | None = None
+
+    def qualified(self, version_package: str) -> str:
+        package = version_package if self.package is None else self.package
+        return f"{package}.{self.name}" if package else self.name
+
+
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1, strict=True), GoType("int32", "")]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True), GoType("int64", "")]
+Int = Annotated[int, Field(ge=-(2**63), le=2**63 - 1, strict=True), GoType("int", "")]  # 64-bit
+Bool = Annotated[bool, Field(strict=True), GoType("bool", "")]
+MAX_FLOAT32 = 3.4028234663852886e38  # math.MaxFloat32: a larger number overflows float32
+Float32 = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-MAX_FLOAT32, le=MAX_FLOAT32),
+                    GoType("float32", "")]
+Float64 = Annotated[float, Field(strict=True, allow_inf_nan=False), GoType("float64", "")]  # no Inf, NaN
+ResourceName = Annotated[str, GoType("ResourceName", "v1")]  # corev1.ResourceName
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,5 +113,6 @@ def _text(value: Any) -> Any:
 
 
 # *metav1.Duration: null unsets it; metav1.Duration: null is ""
-DurationPtr = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed)]
-Duration = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), NullAs("")]
+_DURATION = GoType("Duration", "v1")
+DurationPtr = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), _DURATION]
+Duration = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), NullAs(""), _DURATION]

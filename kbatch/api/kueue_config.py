@@ -23,15 +23,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import ValidationError
 
 from kbatch.api.base import KubeModel, wire_validate
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import BadRequest, FieldError, Invalid
+from kbatch.api.go_unmarshal import declared_type_error
 from kbatch.api.gonull import resolve_nulls
-from kbatch.api.gotypes import GO_DECODE, Bool, Duration, DurationPtr, Float64, Int32
+from kbatch.api.gotypes import GO_DECODE, Bool, Duration, DurationPtr, Float64, GoType, Int32, ResourceName
 from kbatch.api.kueue_config_checks import (
     external_framework_errors,
     internal_cert_errors,
@@ -110,7 +111,7 @@ VALID_STRATEGY_SETS = (
 
 
 class RequeuingStrategy(KubeModel):
-    timestamp: str | None = None
+    timestamp: Annotated[str, GoType("RequeuingTimestamp")] | None = None
     backoff_limit_count: Int32 | None = None
     backoff_base_seconds: Int32 | None = None
     backoff_max_seconds: Int32 | None = None
@@ -133,24 +134,24 @@ class Integrations(KubeModel):
 
 class FairSharing(KubeModel):
     enable: Bool | None = None  # v1beta1 only
-    preemption_strategies: list[str] | None = None
+    preemption_strategies: list[Annotated[str, GoType("PreemptionStrategy")]] | None = None
 
 
 class AdmissionFairSharing(KubeModel):
     usage_half_life_time: Duration | None = None
     usage_sampling_interval: Duration | None = None
-    resource_weights: dict[str, Float64] | None = None
+    resource_weights: dict[ResourceName, Float64] | None = None
 
 
 class ResourceTransformation(KubeModel):
-    input: str = ""  # corev1.ResourceName: absent decodes as "", which validation does not refuse
-    strategy: str | None = None
-    multiply_by: str | None = None
-    outputs: dict[str, Quantity] | None = None
+    input: ResourceName = ""  # absent decodes as "", which validation does not refuse
+    strategy: Annotated[str, GoType("ResourceTransformationStrategy")] | None = None
+    multiply_by: ResourceName | None = None
+    outputs: Annotated[dict[str, Quantity], GoType("ResourceList", "v1")] | None = None
 
 
 class Resources(KubeModel):
-    quota_check_strategy: str | None = None
+    quota_check_strategy: Annotated[str, GoType("QuotaCheckStrategy")] | None = None
     exclude_resource_prefixes: list[str] | None = None
     transformations: list[ResourceTransformation] | None = None
     device_class_mappings: list[DeviceClassMappingModel] | None = None
@@ -327,9 +328,11 @@ def _document_order(node: Any, loc: tuple[Any, ...]) -> tuple[int, ...]:
 def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     """Strict decoding, as Kueue's codec (``serializer.EnableStrict``): a value's own decoder
     failing (``metav1.Duration``'s, :mod:`kbatch.api.gotypes`) ends it at once with that error,
-    the first in the file; else a value of the wrong type fails first; otherwise every unknown
-    field is reported at once, sorted, as ``runtime.NewStrictDecodingError`` prints them. ``null``
-    is decoded as Go decodes it (:mod:`kbatch.api.gonull`)."""
+    the first in the file; else the first value of the wrong type in the file fails, with Go's
+    ``UnmarshalTypeError`` (:func:`~kbatch.api.go_unmarshal.declared_type_error`; the serializer
+    returns it without the strict errors); otherwise every unknown field is reported at once,
+    sorted, as ``runtime.NewStrictDecodingError`` prints them. ``null`` is decoded as Go decodes it
+    (:mod:`kbatch.api.gonull`)."""
     unknown: list[str] = []
     for path in V1BETA2_ONLY if v1beta1 else V1BETA1_ONLY:
         data = _split_off(data, path, "", unknown)
@@ -346,8 +349,12 @@ def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
             raise Invalid(f"invalid Kueue configuration: {first.get('msg')}") from None
         wrong = [e for e in errors if e.get("type") != "extra_forbidden"]
         if wrong:
-            where = ".".join(str(p) for p in wrong[0].get("loc", ()))
-            raise Invalid(f"invalid Kueue configuration: {where}: {wrong[0].get('msg')}") from None
+            first = min(wrong, key=lambda e: _document_order(data, tuple(e.get("loc", ()))))
+            message = declared_type_error(Configuration, first, "v1beta1" if v1beta1 else "v1beta2")
+            if message is None:
+                where = ".".join(str(p) for p in first.get("loc", ()))
+                message = f"{where}: {first.get('msg')}"
+            raise Invalid(f"invalid Kueue configuration: {message}") from None
         unknown += [_field_path(tuple(e.get("loc", ()))) for e in errors]
         cfg = None
     if unknown:

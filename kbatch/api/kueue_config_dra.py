@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated, ClassVar
 
 from kbatch.api.base import KubeModel
 from kbatch.api.cel import CompileError, compile_selector
 from kbatch.api.errors import FieldError
+from kbatch.api.gotypes import GoType, ResourceName
 from kbatch.api.resource_v1.claim import DeviceSelector
 from kbatch.api.strategies.resource.common import validate_qualified_name
 from kbatch.api.validation import is_dns1123_label, is_dns1123_subdomain, is_qualified_name
@@ -43,14 +45,28 @@ class SourceModel(KubeModel):
     device_selector: DeviceSelector | None = None
 
 
+class CounterSource(SourceModel):
+    go_type: ClassVar[GoType] = GoType("DeviceClassCounterSource")
+
+
+class CapacitySource(SourceModel):
+    go_type: ClassVar[GoType] = GoType("DeviceClassCapacitySource")
+
+    name: Annotated[str, GoType("QualifiedName", "v1")] = ""  # resourcev1.QualifiedName
+
+
 class DeviceClassSource(KubeModel):
-    counter: SourceModel | None = None
-    capacity: SourceModel | None = None
+    go_type: ClassVar[GoType] = GoType("DeviceClassSourceConfig")
+
+    counter: CounterSource | None = None
+    capacity: CapacitySource | None = None
 
 
 class DeviceClassMappingModel(KubeModel):
-    name: str = ""
-    device_class_names: list[str] | None = None
+    go_type: ClassVar[GoType] = GoType("DeviceClassMapping")
+
+    name: ResourceName = ""
+    device_class_names: list[ResourceName] | None = None
     sources: list[DeviceClassSource] | None = None
 
 

@@ -25,11 +25,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 from kbatch.api.base import KubeModel
 from kbatch.api.errors import FieldError, Marshalled
-from kbatch.api.gotypes import Bool
+from kbatch.api.gotypes import Bool, GoType
 from kbatch.api.meta import LabelSelector
 from kbatch.api.validation import is_qualified_name
 
@@ -53,7 +53,7 @@ class ControllerMetricsCustomLabel(KubeModel):
     name: str | None = None
     source_label_key: str | None = None
     source_annotation_key: str | None = None
-    source_kind: str | None = None  # v1beta2 only
+    source_kind: Annotated[str, GoType("SourceKind")] | None = None  # v1beta2 only
     tracked_values: list[str] | None = None  # v1beta2 only
 
 

@@ -16,20 +16,24 @@ kbatch runs none of this (no webhook server, leader election, TLS, client connec
 visibility server); it decodes these sections only so a file Kueue's manager refuses
 (``pkg/config/config.go`` ``fromFile``: ``serializer.EnableStrict``) is refused here too, with the
 same ``unknown field "<path>"``, and a value of a Go type the field does not have is refused before
-validation. The Go types are kept (:mod:`kbatch.api.gotypes`, as for the sections kbatch acts
-on): ``int32`` fields are range-checked integers, ``int`` / ``int64``
-(``webhook.port``, ``controller.groupKindConcurrency``, and ``controller.cacheSyncTimeout``, a
-``time.Duration``: nanoseconds, a number) are integers, ``float32`` numbers, ``bool`` booleans,
-``metav1.Duration`` strings parsed as the decoder parses them (:data:`kbatch.api.gotypes.Duration`;
-``leaderElection``'s are values, ``multiKueue``'s pointers). :data:`V1BETA1_ONLY` and
-:data:`V1BETA2_ONLY` name the fields one version has and the other does not,
-:data:`V1BETA1_POINTERS` the ``metav1.Duration`` v1beta1 declares as a pointer and v1beta2 not.
+validation, in the decoder's words (:mod:`kbatch.api.go_unmarshal`). The Go types are kept
+(:mod:`kbatch.api.gotypes`, as for the sections kbatch acts on, and named with
+:class:`~kbatch.api.gotypes.GoType` where Python's cannot say them): ``int32`` fields are
+range-checked integers, ``int`` / ``int64`` (``webhook.port``, ``controller.groupKindConcurrency``,
+and ``controller.cacheSyncTimeout``, a ``time.Duration``: nanoseconds, a number) are integers,
+``float32`` numbers, ``bool`` booleans, ``metav1.Duration`` strings parsed as the decoder parses
+them (:data:`kbatch.api.gotypes.Duration`; ``leaderElection``'s are values, ``multiKueue``'s
+pointers). :data:`V1BETA1_ONLY` and :data:`V1BETA2_ONLY` name the fields one version has and the
+other does not, :data:`V1BETA1_POINTERS` the ``metav1.Duration`` v1beta1 declares as a pointer and
+v1beta2 not.
 """
 
 from __future__ import annotations
 
+from typing import Annotated, ClassVar
+
 from kbatch.api.base import KubeModel
-from kbatch.api.gotypes import Bool, Duration, DurationPtr, Float32, Int32, Int64
+from kbatch.api.gotypes import Bool, Duration, DurationPtr, Float32, GoType, Int, Int32, Int64
 from kbatch.api.meta import LabelSelector
 
 __all__ = [
@@ -50,7 +54,7 @@ __all__ = [
 ]
 
 class ControllerWebhook(KubeModel):
-    port: Int64 | None = None  # Go int
+    port: Int | None = None
     host: str | None = None
     cert_dir: str | None = None
 
@@ -58,6 +62,7 @@ class ControllerWebhook(KubeModel):
 class LeaderElectionConfiguration(KubeModel):
     """component-base ``config/v1alpha1.LeaderElectionConfiguration``."""
 
+    go_type: ClassVar[GoType] = GoType("LeaderElectionConfiguration", "v1alpha1")
     leader_elect: Bool | None = None
     lease_duration: Duration | None = None
     renew_deadline: Duration | None = None
@@ -74,8 +79,8 @@ class ControllerHealth(KubeModel):
 
 
 class ControllerConfigurationSpec(KubeModel):
-    group_kind_concurrency: dict[str, Int64] | None = None
-    cache_sync_timeout: Int64 | None = None  # *time.Duration: nanoseconds
+    group_kind_concurrency: dict[str, Int] | None = None
+    cache_sync_timeout: Annotated[Int64, GoType("Duration", "time")] | None = None  # nanoseconds
 
 
 class TLSOptions(KubeModel):
@@ -98,6 +103,8 @@ class ClientConnection(KubeModel):
 
 
 class ExecEnvVar(KubeModel):
+    go_type: ClassVar[GoType] = GoType("ExecEnvVar", "api")
+
     name: str | None = None
     value: str | None = None
 
@@ -105,13 +112,14 @@ class ExecEnvVar(KubeModel):
 class ExecConfig(KubeModel):
     """client-go ``clientcmdapi.ExecConfig`` as its json tags name it."""
 
+    go_type: ClassVar[GoType] = GoType("ExecConfig", "api")
     command: str | None = None
     args: list[str] | None = None
     env: list[ExecEnvVar] | None = None
     api_version: str | None = None
     install_hint: str | None = None
     provide_cluster_info: Bool | None = None
-    interactive_mode: str | None = None
+    interactive_mode: Annotated[str, GoType("ExecInteractiveMode", "api")] | None = None
 
 
 class ClusterProfileAccessProvider(KubeModel):

@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import Field, field_validator
 
 from kbatch.api.base import ApiInfo, KubeModel, Time
+from kbatch.api.gotypes import GoType
 
 __all__ = [
     "Condition",
@@ -33,6 +34,13 @@ class OwnerReference(KubeModel):
     uid: str
     controller: bool | None = None
     block_owner_deletion: bool | None = None
+
+    @property
+    def group(self) -> str:
+        """The API group of ``api_version`` (``batch/v1`` → ``batch``, ``v1`` → the core group ``""``),
+        as apimachinery's ``schema.ParseGroupVersion`` reads it; the version is not part of it."""
+        head, sep, _ = self.api_version.rpartition("/")
+        return head if sep else ""
 
 
 class ManagedFieldsEntry(KubeModel):
@@ -100,14 +108,18 @@ class Condition(KubeModel):
 
 
 class LabelSelectorRequirement(KubeModel):
+    go_type: ClassVar[GoType] = GoType("LabelSelectorRequirement", "v1")
+
     key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
+    # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
+    operator: Annotated[str, GoType("LabelSelectorOperator", "v1")]
     values: list[str] | None = None
 
 
 class LabelSelector(KubeModel):
     """metav1.LabelSelector; matching lives in ``kbatch.api.selectors``."""
 
+    go_type: ClassVar[GoType] = GoType("LabelSelector", "v1")
     match_labels: dict[str, str] | None = None
     match_expressions: list[LabelSelectorRequirement] | None = None
 

@@ -1,11 +1,12 @@
 """Pure PodDisruptionBudget helpers shared by the eviction subresource, the disruption controller and
-the scheduler's preemption.
+the scheduler's preemption, and the ``metav1.Condition`` helpers every controller shares.
 
 Upstream (semantics only): ``k8s.io/component-helpers/apps/poddisruptionbudget/helpers.go``
 (``UpdateDisruptionAllowedCondition``, ``ConditionsAreUpToDate``), apimachinery
 ``meta.SetStatusCondition``, ``pkg/api/v1/pod`` (``IsPodReady``, ``UpdatePodCondition``) and the
 policy/v1 lister expansion ``GetPodPodDisruptionBudgets`` (an empty selector matches every pod of the
-namespace, a missing one none, an unparsable one none).
+namespace, a missing one none, an unparsable one none); Kueue's MultiKueue ``cmpConditionState``
+(kubernetes-sigs/kueue v0.19.2 ``pkg/controller/admissionchecks/multikueue/admissioncheck.go``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kbatch.api.policy_v1 import (
 from kbatch.api.selectors import selector_from_model
 
 __all__ = [
+    "cmp_condition_state",
     "conditions_up_to_date",
     "find_condition",
     "matching_pdbs",
@@ -39,6 +41,14 @@ __all__ = [
 
 def find_condition(conditions: Iterable[Condition] | None, type_: str) -> Condition | None:
     return next((c for c in conditions or () if c.type == type_), None)
+
+
+def cmp_condition_state(a: Condition | None, b: Condition | None) -> bool:
+    """``cmpConditionState``: two conditions are in the same state when both are absent, or both are
+    present with equal status, reason and message; the times and observedGeneration do not count."""
+    if a is None or b is None:
+        return a is b
+    return (a.status, a.reason, a.message) == (b.status, b.reason, b.message)
 
 
 def set_status_condition(conditions: list[Condition], new: Condition, now: datetime) -> list[Condition]:

@@ -23,21 +23,34 @@ earlier, in the type-meta sniffing (``runtime/serializer/json/meta.go``): ``coul
 json parse error: json: cannot unmarshal array into Go struct field .kind of type string``.
 
 :func:`type_error` maps one pydantic error of a kbatch model to that text (``None`` for errors that
-are not about a JSON type: a bad quantity, an unknown field, a failed check).
+are not about a JSON type: a bad quantity, an unknown field, a failed check). Locating an error and
+spelling the text are :mod:`kbatch.api.go_unmarshal`'s, shared with Kueue's Configuration decoder;
+naming k8s.io/api's Go types (``NAMED_STRINGS``, ``INT64_FIELDS``) is this module's.
 """
 
 from __future__ import annotations
 
-import types
 import typing
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
+from kbatch.api.go_unmarshal import (
+    RANGE_ERRORS,
+    TYPE_ERRORS,
+    Spot,
+    cannot_unmarshal,
+    is_int_limit,
+    is_model,
+    is_union,
+    json_kind,
+    locate,
+    unwrap,
+    wire_fields,
+)
 from kbatch.apiserver.keys import BUILTIN_GROUPS
 
 __all__ = ["NullRead", "cannot_unmarshal", "ignored_null", "json_kind", "type_error", "type_meta_error"]
@@ -110,39 +123,8 @@ NAMED_STRINGS: dict[tuple[str, str], str] = {
     ("PodDisruptionBudgetSpec", "unhealthyPodEvictionPolicy"): "UnhealthyPodEvictionPolicyType",
 }
 
-# pydantic error types that mean "this JSON value has the wrong type"
-_TYPE_ERRORS = frozenset({
-    "model_type", "model_attributes_type", "dict_type", "list_type", "string_type", "int_type",
-    "int_parsing", "int_from_float", "float_type", "float_parsing", "bool_type", "bool_parsing",
-    "is_instance_of",
-})
-_RANGE_ERRORS = frozenset({"less_than_equal", "greater_than_equal", "less_than", "greater_than"})
 _ANY_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string ' \
               '"json:\\"kind,omitempty\\"" }'
-
-
-def json_kind(value: Any) -> str:
-    """The JSON kind Go names for a decoded value."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null" if value is None else type(value).__name__
-
-
-def cannot_unmarshal(value: Any, struct: str, path: str, go_type: str, *, integer: bool = False) -> str:
-    """``json: cannot unmarshal <value> into Go struct field <struct>.<path> of type <go_type>``;
-    ``integer``: the target is an integer, so a number names itself (``number 1.5``)."""
-    kind = json_kind(value)
-    if integer and kind == "number":
-        kind = f"number {value!r}"
-    return f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {go_type}"
 
 
 def type_meta_error(body: Any) -> str | None:
@@ -159,35 +141,25 @@ def type_meta_error(body: Any) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class _Spot:
-    """Where a pydantic error happened, in Go's terms."""
-
-    struct: str
-    path: tuple[str, ...]
-    expected: Any  # the annotation expected there (Optional and Annotated removed)
-    metadata: tuple[Any, ...]  # the Annotated metadata (integer bounds)
-
-
 def type_error(model: type[BaseModel], error: ErrorDetails, *, struct: str | None = None,
                prefix: tuple[str, ...] = ()) -> str | None:
     """Go's text for a pydantic ``error`` raised validating ``model``, or ``None`` when the error is
     not a JSON type mismatch. ``struct``/``prefix``: the Go struct and JSON path of ``model`` itself
     when it is decoded as a field of something else (kubectl decodes ``metadata`` alone)."""
-    spot = _locate(model, tuple(error.get("loc") or ()), struct, prefix)
+    spot = locate(model, tuple(error.get("loc") or ()), struct, prefix)
     if spot is None or not spot.path or ignored_null(model, error):
         return None
     value = error.get("input")
     kind = error.get("type", "")
     expected = spot.expected
     integer = expected is int
-    if kind in _RANGE_ERRORS:
-        if not (integer and _is_int_limit(error.get("ctx") or {})):
+    if kind in RANGE_ERRORS:
+        if not (integer and is_int_limit(error.get("ctx") or {})):
             return None
     elif kind == "value_error":
         if expected is not datetime or isinstance(value, str):
             return None
-    elif kind not in _TYPE_ERRORS:
+    elif kind not in TYPE_ERRORS:
         return None
     go_type = _spot_type(spot)
     return cannot_unmarshal(value, spot.struct, ".".join(spot.path), go_type, integer=integer)
@@ -223,13 +195,13 @@ def ignored_null(model: type[BaseModel], error: ErrorDetails) -> NullRead | None
     if error.get("input", ...) is not None or not loc:
         return None
     kind = error.get("type")
-    if kind not in _TYPE_ERRORS and kind != "value_error":
+    if kind not in TYPE_ERRORS and kind != "value_error":
         return None
-    parent = _locate(model, loc[:-1], None, ())
+    parent = locate(model, loc[:-1], None, ())
     if parent is None:
         return None
-    if _is_model(parent.expected):
-        known = isinstance(loc[-1], str) and loc[-1] in _fields(parent.expected)
+    if is_model(parent.expected):
+        known = isinstance(loc[-1], str) and loc[-1] in wire_fields(parent.expected)
         return NullRead(drop=True) if known and kind != "value_error" else None
     origin = typing.get_origin(parent.expected)
     is_item = origin is list and isinstance(loc[-1], int)
@@ -244,8 +216,8 @@ def ignored_null(model: type[BaseModel], error: ErrorDetails) -> NullRead | None
 
 def _zero(tp: Any) -> Any:
     """The wire form of Go's zero value of a list item or map value type (``None``: not modelled)."""
-    tp = _unwrap(tp, ())[0]
-    if _is_model(tp):
+    tp = unwrap(tp, ())[0]
+    if is_model(tp):
         return {}
     if getattr(tp, "__name__", "") == "Quantity":
         return "0"
@@ -253,83 +225,13 @@ def _zero(tp: Any) -> Any:
     return simple.get(tp)
 
 
-def _is_int_limit(ctx: dict[str, Any]) -> bool:
-    bound = next((v for k, v in ctx.items() if k in ("le", "ge", "lt", "gt")), None)
-    return isinstance(bound, int) and abs(bound) in (_INT32_MAX, 2**31, 2**63 - 1, 2**63)
-
-
-def _locate(model: type[BaseModel], loc: tuple[Any, ...], struct: str | None,
-            prefix: tuple[str, ...]) -> _Spot | None:
-    name = struct or model.__name__
-    path = list(prefix)
-    tp: Any = model
-    meta: tuple[Any, ...] = ()
-    for part in loc:
-        tp, meta = _unwrap(tp, meta)
-        if _is_union(tp):
-            break  # the rest of the location names pydantic's union members
-        if _is_model(tp):
-            field = _fields(tp).get(part) if isinstance(part, str) else None
-            if field is None:
-                return None
-            name = tp.__name__
-            path.append(field[0])
-            tp, meta = field[1].annotation, tuple(field[1].metadata)
-            continue
-        origin = typing.get_origin(tp)
-        if origin is list and isinstance(part, int):
-            tp, meta = typing.get_args(tp)[0], ()
-        elif origin is dict:  # a map key is no part of Go's path
-            tp, meta = typing.get_args(tp)[1], ()
-        else:
-            return None
-    tp, meta = _unwrap(tp, meta)
-    return _Spot(name, tuple(path), tp, meta)
-
-
-def _unwrap(tp: Any, meta: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            args = typing.get_args(tp)
-            extra: list[Any] = []
-            for arg in args[1:]:
-                extra.extend(getattr(arg, "metadata", None) or [arg])
-            tp, meta = args[0], (*meta, *extra)
-        elif origin in (typing.Union, types.UnionType):
-            members = [a for a in typing.get_args(tp) if a is not type(None)]
-            if len(members) != 1:
-                return tp, meta
-            tp = members[0]
-        else:
-            return tp, meta
-
-
-def _is_union(tp: Any) -> bool:
-    return typing.get_origin(tp) in (typing.Union, types.UnionType)
-
-
-def _is_model(tp: Any) -> bool:
-    return isinstance(tp, type) and issubclass(tp, BaseModel)
-
-
-@cache
-def _fields(model: type[BaseModel]) -> dict[str, tuple[str, Any]]:
-    """Wire name and Python name → (wire name, FieldInfo)."""
-    out: dict[str, tuple[str, Any]] = {}
-    for py_name, info in model.model_fields.items():
-        wire = info.alias or py_name
-        out[wire] = out[py_name] = (wire, info)
-    return out
-
-
-def _spot_type(spot: _Spot) -> str:
+def _spot_type(spot: Spot) -> str:
     """The type Go names at the spot: a Time and an IntOrString decode through their own
     ``UnmarshalJSON``, whose inner decode targets a string and an int32."""
     tp = spot.expected
     if tp is datetime:
         return "string"
-    if _is_union(tp):
+    if is_union(tp):
         return "int32"
     if tp is int:
         return _int_type(spot.path[-1], spot.metadata)
@@ -345,10 +247,10 @@ def _int_type(field: str, metadata: tuple[Any, ...]) -> str:
 
 
 def _go_name(tp: Any, field: str, struct: str) -> str:
-    tp, meta = _unwrap(tp, ())
-    if _is_model(tp):
+    tp, meta = unwrap(tp, ())
+    if is_model(tp):
         return f"v1.{tp.__name__}"
-    if _is_union(tp):
+    if is_union(tp):
         return "intstr.IntOrString"
     origin = typing.get_origin(tp)
     if origin is list:

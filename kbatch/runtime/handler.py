@@ -81,8 +81,7 @@ class enqueue_owner:
         for ref in obj.metadata.owner_references or ():
             if self.only_controller and not ref.controller:
                 continue
-            ref_group = ref.api_version.rpartition("/")[0]
-            if ref.kind == self.kind and ref_group == self.group:
+            if ref.kind == self.kind and ref.group == self.group:
                 out.append(Request(ns, ref.name))
         return out
 

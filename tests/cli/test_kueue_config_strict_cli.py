@@ -58,7 +58,8 @@ def test_a_value_of_another_go_type_fails_the_command_cleanly(tmp_path: Path) ->
     res = kbatch_process(state, "--kueue-config", str(config), "nodes", "add")
     assert res.returncode != 0 and "Traceback" not in res.stderr, res.stderr
     assert res.stderr.startswith("error: --kueue-config"), res.stderr
-    assert "waitForPodsReady.blockAdmission: Input should be a valid boolean" in res.stderr, res.stderr
+    assert ("json: cannot unmarshal string into Go struct field WaitForPodsReady.waitForPodsReady."
+            "blockAdmission of type bool") in res.stderr, res.stderr
     assert "kueue configuration: the shipped default" in kbatch_ok(state, "controllers")
     config.write_text(TYPED.format(block="true"))
     kbatch_ok(state, "--kueue-config", str(config), "nodes", "add")

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.report import OUTCOMES, Result, Run, Semantic, counts, junit, report_json, table
+from conformance.report import OUTCOMES, Outcome, Result, Run, Semantic, counts, junit, report_json, table
 from tests.conformance_suite.validate import validate_json, validate_junit
 
 families = st.sampled_from(["job", "jobset", "kueue"])
@@ -16,9 +16,9 @@ semantics = st.builds(
     Semantic, id=st.from_regex(r"[a-z0-9_]{1,8}\.[a-z0-9_]{1,8}", fullmatch=True), family=families,
     title=st.text(min_size=1, max_size=40), source=st.text(min_size=1, max_size=40),
     requires=st.lists(st.sampled_from(["virtual-clock", "kubelet", "faults"]), unique=True).map(tuple))
-results = st.lists(st.builds(Result, semantic=semantics, outcome=st.sampled_from(OUTCOMES),
-                             duration=st.floats(0, 1e5), message=st.text(max_size=60),
-                             details=st.text(max_size=200)),
+outcomes = st.builds(Outcome, status=st.sampled_from(OUTCOMES), duration=st.floats(0, 1e5),
+                     message=st.text(max_size=60), details=st.text(max_size=200))
+results = st.lists(st.builds(Result, semantic=semantics, outcome=outcomes),
                    max_size=12, unique_by=lambda r: r.semantic.id)
 runs = st.builds(Run, target=st.text(max_size=30), descriptions=st.lists(st.text(max_size=30)).map(tuple),
                  kubernetes_version=st.none() | st.just("v1.37.0"), seed=st.integers(0, 2**32),

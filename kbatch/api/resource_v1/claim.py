@@ -14,6 +14,7 @@ from pydantic import Field
 
 from kbatch.api.base import ApiInfo, KubeModel, Time
 from kbatch.api.core_v1 import NodeSelector
+from kbatch.api.gotypes import GoType
 from kbatch.api.meta import Condition, ObjectMeta, Resource
 from kbatch.api.quantity import Quantity
 from kbatch.api.resource_v1.constants import GROUP
@@ -47,10 +48,14 @@ __all__ = [
 
 
 class CELDeviceSelector(KubeModel):
+    go_type: ClassVar[GoType] = GoType("CELDeviceSelector", "v1")
+
     expression: str = ""
 
 
 class DeviceSelector(KubeModel):
+    go_type: ClassVar[GoType] = GoType("DeviceSelector", "v1")
+
     cel: CELDeviceSelector | None = None
 
 

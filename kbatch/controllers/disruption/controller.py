@@ -85,8 +85,7 @@ class DisruptionController:
 
     # -- scale of a pod's controller (finders + getScaleController) ---------------------------------
     def find_scale(self, ref: Any, namespace: str) -> tuple[str, int] | None:
-        group = ref.api_version.rpartition("/")[0]
-        specs = [s for s in self.registry if s.info.group == group and s.info.kind == ref.kind]
+        specs = [s for s in self.registry if s.info.group == ref.group and s.info.kind == ref.kind]
         if not specs:
             raise SyncError(f'no matches for kind "{ref.kind}" in version "{ref.api_version}"')
         info = specs[0].info

@@ -129,8 +129,7 @@ def parent_owns_workload(job: Job) -> bool:
     ref = job.metadata.controller_ref()
     if ref is None:
         return False
-    group = ref.api_version.split("/")[0] if "/" in ref.api_version else ""
-    return group != "batch" or ref.kind != "CronJob"
+    return ref.group != "batch" or ref.kind != "CronJob"
 
 
 def managed(job: Job) -> bool:

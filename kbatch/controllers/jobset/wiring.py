@@ -36,7 +36,7 @@ POD_CONTROLLER = "jobset-pod"
 def jobset_of_owned(obj: Any) -> Iterable[Request]:
     """``Owns(&Job{})`` / ``Owns(&Service{})``: the JobSet named by the controller reference."""
     ref = obj.metadata.controller_ref()
-    if ref is None or ref.kind != "JobSet" or ref.api_version.rpartition("/")[0] != c.GROUP:
+    if ref is None or ref.kind != "JobSet" or ref.group != c.GROUP:
         return ()
     return (Request(obj.metadata.namespace or "", ref.name),)
 

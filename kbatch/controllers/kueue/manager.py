@@ -51,10 +51,11 @@ from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["BY_OWNER", "BY_QUEUE", "KUEUE_MANAGER", "LQ_BY_CQ", "KueueManager", "status_of_workload"]
+__all__ = ["BY_OWNER", "BY_QUEUE", "KUEUE_MANAGER", "LQ_BY_CQ", "KueueManager", "owner_key",
+           "status_of_workload"]
 
 BY_QUEUE = "kueue-workload-queue"  # Workload: "<namespace>/<queueName>"
-BY_OWNER = "kueue-workload-owner"  # Workload: "<owner kind>/<namespace>/<owner name>"
+BY_OWNER = "kueue-workload-owner"  # Workload: owner_key of each owner reference
 LQ_BY_CQ = "kueue-localqueue-clusterqueue"  # LocalQueue: spec.clusterQueue
 SCHEDULER_KEY = Request("", "cycle")
 # constants.UpdatesBatchPeriod (pkg/constants/constants.go): the delay of batched status reconciles
@@ -66,8 +67,16 @@ def _by_queue(wl: Any) -> tuple[str, ...]:
     return (f"{wl.metadata.namespace}/{q}",) if q else ()
 
 
+def owner_key(api_version: str, kind: str, namespace: str | None, name: str) -> str:
+    """The :data:`BY_OWNER` key of an owner. Upstream ``WorkloadOwnerIndexFunc``
+    (``pkg/controller/core/indexer/indexer.go``) indexes a Workload under an owner reference whose
+    kind *and* apiVersion are the job type's: a same-kind owner of another group is another owner."""
+    return f"{api_version}/{kind}/{namespace}/{name}"
+
+
 def _by_owner(wl: Any) -> tuple[str, ...]:
-    return tuple(f"{r.kind}/{wl.metadata.namespace}/{r.name}" for r in wl.metadata.owner_references or ())
+    ns = wl.metadata.namespace
+    return tuple(owner_key(r.api_version, r.kind, ns, r.name) for r in wl.metadata.owner_references or ())
 
 
 def _lq_by_cq(lq: Any) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from kbatch.api.resource_v1.slice import ResourceSlice
 from kbatch.controllers.kueue.admissionchecks import AdmissionCheckFinalizer
 from kbatch.controllers.kueue.dra_handlers import DeviceClassHandler, ResourceSliceHandler
 from kbatch.controllers.kueue.jobframework.reconciler import JobReconciler
-from kbatch.controllers.kueue.jobframework.watches import ChildJobs, OwnerJob
+from kbatch.controllers.kueue.jobframework.watches import ChildJobs
 from kbatch.controllers.kueue.manager import (
     CheckHandler,
     ClusterQueueHandler,
@@ -119,7 +119,7 @@ def job_integrations(mgr: KueueManager) -> None:
             mgr.ctx.build(name)
             .describe(f"Kueue's {integ.name} integration")
             .for_(integ.model)
-            .watches(Workload, OwnerJob(integ.model.api_info.kind))
+            .owns(Workload)  # EnqueueRequestForOwner: group and kind
         )
         if integ.name == "batch/job":
             builder = builder.watches(Workload, ChildJobs(mgr.ctx.cache), _NO_DELETES)

@@ -108,8 +108,9 @@ def test_the_first_unparsable_duration_in_the_file_is_the_one_reported() -> None
 
 def test_a_duration_under_a_field_of_the_wrong_type_or_unknown_is_not_read() -> None:
     """The decoder skips a value of the wrong type or an unknown field: nothing inside is parsed."""
-    assert _message(_with(objectRetentionPolicies={"workloads": [{"afterFinished": "x"}]})).startswith(
-        PREFIX + "objectRetentionPolicies.workloads: ")
+    assert _message(_with(objectRetentionPolicies={"workloads": [{"afterFinished": "x"}]})) == (
+        PREFIX + "json: cannot unmarshal array into Go struct field ObjectRetentionPolicies."
+        "objectRetentionPolicies.workloads of type v1beta2.WorkloadRetentionPolicy")
     assert _message(_with(V1BETA1, multiKueue={"clusterProfile": {"x": "1 s"}})) == (
         PREFIX + 'strict decoding error: unknown field "multiKueue.clusterProfile"')
 
@@ -235,3 +236,156 @@ def test_null_is_the_field_absent_or_the_items_zero(data: st.DataObject) -> None
         assert _message(nulled) == PREFIX + 'time: invalid duration ""'
     else:
         assert _outcome(nulled) == _outcome(expected), spots
+
+
+# --- a value of the wrong JSON type: encoding/json's UnmarshalTypeError ------------------------------
+# sigs.k8s.io/json ``internal/golang/encoding/json/decode.go``: ``literalStore``, ``array`` and
+# ``object`` save the first UnmarshalTypeError in document order (``saveError``) and decoding goes on;
+# ``addErrorContext`` names the innermost struct being decoded and the JSON field path from the top
+# (no list index, no map key); ``Error()``: "json: cannot unmarshal <value> into Go struct field
+# <Struct>.<path> of type <type>", ``<value>`` "number <text>" for an integer or float target, the
+# type as reflect prints it (package-qualified named types: v1beta2.X, v1.ResourceName, time.Duration).
+# Kueue's ``config.Load`` (``pkg/config/config.go``) returns the decoder's error unwrapped.
+_DEVICES = {"name": "gpu", "deviceClassNames": ["gpu.example.com"]}
+_PROVIDER = {"name": "p", "execConfig": {}}
+_CEL_NUMBER = {"deviceSelector": {"cel": 5}}
+
+
+def _at(path: str, value: Any) -> dict[str, Any]:
+    """The sections with ``value`` at a dotted ``path`` (``[0]``: a one-item list there)."""
+    parts = path.split(".")
+    node: Any = value
+    for part in reversed(parts[1:]):
+        node = {part[:-3]: [node]} if part.endswith("[0]") else {part: node}
+    return {parts[0]: node}
+
+
+def _te(value: str, field: str, go_type: str) -> str:
+    return f"{value} into Go struct field {field} of type {go_type}"
+
+
+_SOURCE = "resources.deviceClassMappings.sources"
+TYPE_ERRORS = [
+    ({"namespace": 5}, _te("number", "Configuration.namespace", "string")),
+    ({"namespace": ["a"]}, _te("array", "Configuration.namespace", "string")),
+    ({"namespace": {"a": 1}}, _te("object", "Configuration.namespace", "string")),
+    ({"manageJobsWithoutQueueName": "yes"},
+     _te("string", "Configuration.manageJobsWithoutQueueName", "bool")),
+    ({"manageJobsWithoutQueueName": 1}, _te("number", "Configuration.manageJobsWithoutQueueName", "bool")),
+    (_at("clientConnection.burst", "x"), _te("string", "ClientConnection.clientConnection.burst", "int32")),
+    (_at("clientConnection.burst", 2.5),
+     _te("number 2.5", "ClientConnection.clientConnection.burst", "int32")),
+    (_at("clientConnection.burst", 2147483648),
+     _te("number 2147483648", "ClientConnection.clientConnection.burst", "int32")),
+    (_at("clientConnection.burst", 1e10),
+     _te("number 10000000000", "ClientConnection.clientConnection.burst", "int32")),
+    (_at("clientConnection.qps", True), _te("bool", "ClientConnection.clientConnection.qps", "float32")),
+    (_at("clientConnection.qps", 1e39),
+     _te("number 1e+39", "ClientConnection.clientConnection.qps", "float32")),
+    ({"waitForPodsReady": 5}, _te("number", "Configuration.waitForPodsReady", "v1beta2.WaitForPodsReady")),
+    (_at("waitForPodsReady.requeuingStrategy.timestamp", 5),
+     _te("number", "RequeuingStrategy.waitForPodsReady.requeuingStrategy.timestamp",
+         "v1beta2.RequeuingTimestamp")),
+    (_at("integrations.frameworks", "batch/job"),
+     _te("string", "Integrations.integrations.frameworks", "[]string")),
+    (_at("integrations.frameworks", ["batch/job", 5]),
+     _te("number", "Integrations.integrations.frameworks", "string")),
+    (_at("featureGates.A", "yes"), _te("string", "Configuration.featureGates", "bool")),
+    ({"featureGates": ["A"]}, _te("array", "Configuration.featureGates", "map[string]bool")),
+    (_at("fairSharing.preemptionStrategies", [5]),
+     _te("number", "FairSharing.fairSharing.preemptionStrategies", "v1beta2.PreemptionStrategy")),
+    (_at("managedJobsNamespaceSelector.matchLabels.a", 5),
+     _te("number", "LabelSelector.managedJobsNamespaceSelector.matchLabels", "string")),
+    (_at("managedJobsNamespaceSelector.matchExpressions", [{"key": "a", "operator": 5}]),
+     _te("number", "LabelSelectorRequirement.managedJobsNamespaceSelector.matchExpressions.operator",
+         "v1.LabelSelectorOperator")),
+    ({"managedJobsNamespaceSelector": "a"},
+     _te("string", "Configuration.managedJobsNamespaceSelector", "v1.LabelSelector")),
+    (_at("webhook.port", "x"), _te("string", "ControllerWebhook.webhook.port", "int")),
+    (_at("leaderElection.leaderElect", "yes"),
+     _te("string", "LeaderElectionConfiguration.leaderElection.leaderElect", "bool")),
+    ({"leaderElection": 1},
+     _te("number", "Configuration.leaderElection", "v1alpha1.LeaderElectionConfiguration")),
+    (_at("controller.groupKindConcurrency.Job", "x"),
+     _te("string", "ControllerConfigurationSpec.controller.groupKindConcurrency", "int")),
+    (_at("controller.cacheSyncTimeout", "5s"),
+     _te("string", "ControllerConfigurationSpec.controller.cacheSyncTimeout", "time.Duration")),
+    (_at("tls.curvePreferences", ["x"]), _te("string", "TLSOptions.tls.curvePreferences", "int32")),
+    (_at("resources.transformations[0].input", 5),
+     _te("number", "ResourceTransformation.resources.transformations.input", "v1.ResourceName")),
+    (_at("resources.transformations", [{"input": "a", "strategy": 5}]),
+     _te("number", "ResourceTransformation.resources.transformations.strategy",
+         "v1beta2.ResourceTransformationStrategy")),
+    (_at("resources.transformations", [{"input": "a", "outputs": ["1"]}]),
+     _te("array", "ResourceTransformation.resources.transformations.outputs", "v1.ResourceList")),
+    (_at("resources.transformations", {"input": "a"}),
+     _te("object", "Resources.resources.transformations", "[]v1beta2.ResourceTransformation")),
+    (_at("resources.quotaCheckStrategy", 5),
+     _te("number", "Resources.resources.quotaCheckStrategy", "v1beta2.QuotaCheckStrategy")),
+    (_at("admissionFairSharing.resourceWeights.cpu", "x"),
+     _te("string", "AdmissionFairSharing.admissionFairSharing.resourceWeights", "float64")),
+    (_at("admissionFairSharing.resourceWeights", ["cpu"]),
+     _te("array", "AdmissionFairSharing.admissionFairSharing.resourceWeights",
+         "map[v1.ResourceName]float64")),
+    (_at("resources.deviceClassMappings", [{**_DEVICES, "deviceClassNames": [5]}]),
+     _te("number", "DeviceClassMapping.resources.deviceClassMappings.deviceClassNames", "v1.ResourceName")),
+    (_at("resources.deviceClassMappings", [{**_DEVICES, "sources": [{"capacity": {"name": 5}}]}]),
+     _te("number", f"DeviceClassCapacitySource.{_SOURCE}.capacity.name", "v1.QualifiedName")),
+    (_at("resources.deviceClassMappings", [{**_DEVICES, "sources": [{"counter": {"name": 5}}]}]),
+     _te("number", f"DeviceClassCounterSource.{_SOURCE}.counter.name", "string")),
+    (_at("resources.deviceClassMappings", [{**_DEVICES, "sources": [{"counter": _CEL_NUMBER}]}]),
+     _te("number", f"DeviceSelector.{_SOURCE}.counter.deviceSelector.cel", "v1.CELDeviceSelector")),
+    (_at("metrics.customLabels", [{"name": "a", "sourceKind": 5}]),
+     _te("number", "ControllerMetricsCustomLabel.metrics.customLabels.sourceKind", "v1beta2.SourceKind")),
+    (_at("metrics.localQueueMetrics.enable", "yes"),
+     _te("string", "LocalQueueMetrics.metrics.localQueueMetrics.enable", "bool")),
+    (_at("multiKueue.clusterProfile.credentialsProviders", 5),  # a type alias: reflect names the target
+     _te("number", "ClusterProfile.multiKueue.clusterProfile.credentialsProviders",
+         "[]v1beta2.ClusterProfileAccessProvider")),
+    (_at("multiKueue.clusterProfile.accessProviders", [{**_PROVIDER, "execConfig": {"interactiveMode": 5}}]),
+     _te("number", "ExecConfig.multiKueue.clusterProfile.accessProviders.execConfig.interactiveMode",
+         "api.ExecInteractiveMode")),
+    (_at("multiKueue.clusterProfile.accessProviders", [{**_PROVIDER, "execConfig": {"env": [{"name": 5}]}}]),
+     _te("number", "ExecEnvVar.multiKueue.clusterProfile.accessProviders.execConfig.env.name", "string")),
+    (_at("multiKueue.incrementalDispatcherConfig.stepSize", "2"),
+     _te("string", "IncrementalDispatcherConfig.multiKueue.incrementalDispatcherConfig.stepSize", "int32")),
+    (_at("visibilityServer.bindPort", "x"),
+     _te("string", "VisibilityServerConfiguration.visibilityServer.bindPort", "int32")),
+    (_at("internalCertManagement.enable", "x"),
+     _te("string", "InternalCertManagement.internalCertManagement.enable", "bool")),
+    (_at("health.healthProbeBindAddress", 5),
+     _te("number", "ControllerHealth.health.healthProbeBindAddress", "string")),
+]
+TYPE_ERRORS_V1BETA1 = [
+    ({"waitForPodsReady": 5}, _te("number", "Configuration.waitForPodsReady", "v1beta1.WaitForPodsReady")),
+    (_at("waitForPodsReady.enable", "yes"),
+     _te("string", "WaitForPodsReady.waitForPodsReady.enable", "bool")),
+    (_at("fairSharing.preemptionStrategies", [5]),
+     _te("number", "FairSharing.fairSharing.preemptionStrategies", "v1beta1.PreemptionStrategy")),
+    (_at("queueVisibility.clusterQueues.maxCount", "x"),
+     _te("string", "ClusterQueueVisibility.queueVisibility.clusterQueues.maxCount", "int32")),
+    (_at("queueVisibility.updateIntervalSeconds", 2.5),
+     _te("number 2.5", "QueueVisibility.queueVisibility.updateIntervalSeconds", "int32")),
+    (_at("integrations.podOptions.podSelector", 1),
+     _te("number", "PodIntegrationOptions.integrations.podOptions.podSelector", "v1.LabelSelector")),
+]
+
+
+@pytest.mark.parametrize(("version", "sections", "error"), [
+    *((V1BETA2, sections, error) for sections, error in TYPE_ERRORS),
+    *((V1BETA1, sections, error) for sections, error in TYPE_ERRORS_V1BETA1),
+])
+def test_a_value_of_the_wrong_json_type_is_gos_unmarshal_type_error(
+        version: str, sections: dict[str, Any], error: str) -> None:
+    """The type error alone: ahead of an unknown field (the strict errors are dropped when decoding
+    failed, apimachinery ``serializer/json/json.go`` ``unmarshal``)."""
+    assert _message(_with(version, bogus=1, **sections)) == PREFIX + "json: cannot unmarshal " + error
+
+
+def test_the_first_type_error_in_the_file_is_the_one_reported() -> None:
+    first = _with(clientConnection={"burst": "x"}, namespace=5)
+    assert _message(first) == PREFIX + "json: cannot unmarshal " + _te(
+        "string", "ClientConnection.clientConnection.burst", "int32")
+    second = _with(namespace=5, clientConnection={"burst": "x"})
+    assert _message(second) == PREFIX + "json: cannot unmarshal " + _te(
+        "number", "Configuration.namespace", "string")

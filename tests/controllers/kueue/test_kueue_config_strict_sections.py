@@ -143,27 +143,37 @@ def test_every_unknown_field_is_named_sorted() -> None:
                        'unknown field "webhook.zz"'), message
 
 
-@pytest.mark.parametrize(("sections", "where"), [
-    ({"webhook": {"port": "9443"}}, "webhook.port"),  # Go int
-    ({"leaderElection": {"leaderElect": "true"}}, "leaderElection.leaderElect"),
+@pytest.mark.parametrize(("sections", "value", "field", "go_type"), [
+    ({"webhook": {"port": "9443"}}, "string", "ControllerWebhook.webhook.port", "int"),
+    ({"leaderElection": {"leaderElect": "true"}}, "string",
+     "LeaderElectionConfiguration.leaderElection.leaderElect", "bool"),
     # (a metav1.Duration that is no string, or one ParseDuration refuses, is the decoder's own
     # error, ahead of these: test_kueue_config_go_decoding)
-    ({"controller": {"cacheSyncTimeout": "3s"}}, "controller.cacheSyncTimeout"),  # time.Duration: a number
-    ({"controller": {"groupKindConcurrency": {"workload": 1.5}}}, "controller.groupKindConcurrency.workload"),
-    ({"clientConnection": {"burst": 2**31}}, "clientConnection.burst"),  # int32
-    ({"clientConnection": {"qps": "50"}}, "clientConnection.qps"),
-    ({"tls": {"cipherSuites": "TLS_AES_128_GCM_SHA256"}}, "tls.cipherSuites"),
-    ({"internalCertManagement": {"enable": 1}}, "internalCertManagement.enable"),
-    ({"visibilityServer": {"bindPort": 8082.5}}, "visibilityServer.bindPort"),
-    ({"multiKueue": {"incrementalDispatcherConfig": {"stepSize": "2"}}},
-     "multiKueue.incrementalDispatcherConfig.stepSize"),
-    ({"health": []}, "health"),
-    ({"pprofBindAddress": 8083}, "pprofBindAddress"),
+    ({"controller": {"cacheSyncTimeout": "3s"}}, "string",
+     "ControllerConfigurationSpec.controller.cacheSyncTimeout", "time.Duration"),  # a number
+    ({"controller": {"groupKindConcurrency": {"workload": 1.5}}}, "number 1.5",
+     "ControllerConfigurationSpec.controller.groupKindConcurrency", "int"),
+    ({"clientConnection": {"burst": 2**31}}, "number 2147483648", "ClientConnection.clientConnection.burst",
+     "int32"),
+    ({"clientConnection": {"qps": "50"}}, "string", "ClientConnection.clientConnection.qps", "float32"),
+    ({"tls": {"cipherSuites": "TLS_AES_128_GCM_SHA256"}}, "string", "TLSOptions.tls.cipherSuites",
+     "[]string"),
+    ({"internalCertManagement": {"enable": 1}}, "number",
+     "InternalCertManagement.internalCertManagement.enable", "bool"),
+    ({"visibilityServer": {"bindPort": 8082.5}}, "number 8082.5",
+     "VisibilityServerConfiguration.visibilityServer.bindPort", "int32"),
+    ({"multiKueue": {"incrementalDispatcherConfig": {"stepSize": "2"}}}, "string",
+     "IncrementalDispatcherConfig.multiKueue.incrementalDispatcherConfig.stepSize", "int32"),
+    ({"health": []}, "array", "Configuration.health", "v1beta2.ControllerHealth"),
+    ({"pprofBindAddress": 8083}, "number", "Configuration.pprofBindAddress", "string"),
 ])
-def test_a_value_of_the_wrong_go_type_is_refused_before_validation(sections: dict[str, Any],
-                                                                   where: str) -> None:
-    message = _message(_with(**sections, bogus=1))  # the type error wins over the unknown field
-    assert message.startswith(f"invalid Kueue configuration: {where}: "), message
+def test_a_value_of_the_wrong_go_type_is_refused_before_validation(sections: dict[str, Any], value: str,
+                                                                   field: str, go_type: str) -> None:
+    """encoding/json's ``UnmarshalTypeError`` (``test_kueue_config_go_decoding``); it wins over the
+    unknown field."""
+    assert _message(_with(**sections, bogus=1)) == (
+        f"invalid Kueue configuration: json: cannot unmarshal {value} into Go struct field {field} "
+        f"of type {go_type}")
 
 
 @pytest.mark.parametrize(("sections", "field"), [

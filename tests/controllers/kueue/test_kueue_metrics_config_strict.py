@@ -55,9 +55,13 @@ def test_every_unknown_field_is_named_sorted() -> None:
 
 
 def test_a_value_of_the_wrong_type_is_refused_before_validation() -> None:
-    assert _load({"customLabels": [{"name": "a", "trackedValues": "x"}]}).startswith(
-        "invalid Kueue configuration: metrics.customLabels.0.trackedValues")
-    assert _load({"customLabels": "team"}).startswith("invalid Kueue configuration: metrics.customLabels")
+    """encoding/json's ``UnmarshalTypeError``: the struct, the path without list indexes, the Go type."""
+    assert _load({"customLabels": [{"name": "a", "trackedValues": "x"}]}) == (
+        "invalid Kueue configuration: json: cannot unmarshal string into Go struct field "
+        "ControllerMetricsCustomLabel.metrics.customLabels.trackedValues of type []string")
+    assert _load({"customLabels": "team"}) == (
+        "invalid Kueue configuration: json: cannot unmarshal string into Go struct field "
+        "ControllerMetrics.metrics.customLabels of type []v1beta2.ControllerMetricsCustomLabel")
 
 
 def test_known_fields_decode_and_reach_the_settled_configuration() -> None:

@@ -53,7 +53,7 @@ from kbatch.controllers.kueue.jobframework.construct import (
     priority_of,
     queue_name,
 )
-from kbatch.controllers.kueue.manager import BY_OWNER, KueueManager
+from kbatch.controllers.kueue.manager import BY_OWNER, KueueManager, owner_key
 from kbatch.controllers.kueue.metrics import POD_ADMISSION_GATE, record_gate_removal, record_workload_creation
 from kbatch.controllers.kueue.scheduler import write_status
 from kbatch.controllers.kueue.workloadslicing import scaled_up
@@ -89,11 +89,12 @@ class JobReconciler:
         self.adapter = resolve(integration.adapter)
         info = self.model.api_info
         self.kind, self.group = info.kind, info.group
-        self.api_version = f"{info.group}/{info.version}" if info.group else info.version
+        self.api_version = info.api_version
 
     # --- reads ------------------------------------------------------------------------------------
     def _workloads(self, namespace: str, name: str) -> list[Workload]:
-        return self.mgr.ctx.cache.list(Workload, index=(BY_OWNER, f"{self.kind}/{namespace}/{name}"))
+        key = owner_key(self.api_version, self.kind, namespace, name)
+        return self.mgr.ctx.cache.list(Workload, index=(BY_OWNER, key))
 
     def _event(self, obj: Any, reason: str, message: str, type_: str = "Normal") -> None:
         self.mgr.job_recorder.event(obj, type_, reason, W.truncate(message, W.MAX_EVENT_MESSAGE))
@@ -168,9 +169,8 @@ class JobReconciler:
         admitted (event ``Suspended``: "Kueue managed child job suspended")."""
         if job.finished()[2] or job.is_suspended():
             return
-        meta = ancestor.metadata
-        kind = type(ancestor).api_info.kind
-        key = f"{kind}/{meta.namespace}/{meta.name}"
+        meta, info = ancestor.metadata, type(ancestor).api_info
+        key = owner_key(info.api_version, info.kind, meta.namespace, meta.name or "")
         owned = [
             wl
             for wl in self.mgr.ctx.cache.list(Workload, index=(BY_OWNER, key))

@@ -1,8 +1,10 @@
-"""What a job integration's controller watches besides its job kind: Workload events mapped to jobs.
+"""What a batch/v1 Job integration's controller watches besides its job kind and the Workloads it owns.
 
-Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobframework/reconciler.go``
-(``SetupWithManager``: ``Owns(&kueue.Workload{})``) and ``pkg/controller/jobs/job/job_controller.go``
-(``parentWorkloadHandler``). Mappers are classes, not closures: a saved control plane pickles them.
+Upstream: kubernetes-sigs/kueue v0.19.2 ``pkg/controller/jobs/job/job_controller.go``
+(``parentWorkloadHandler``). The owned Workloads themselves (``reconciler.go`` ``SetupWithManager``:
+``Owns(&kueue.Workload{})``) are the builder's ``owns``, :class:`kbatch.runtime.handler.enqueue_owner`,
+which compares the controller reference's group and kind as controller-runtime's
+``EnqueueRequestForOwner`` does. Mappers are classes, not closures: a saved control plane pickles them.
 """
 
 from __future__ import annotations
@@ -13,22 +15,7 @@ from kbatch.runtime.cache import Cache
 from kbatch.runtime.cache.indexer import BY_OWNER_UID
 from kbatch.runtime.reconcile import Request
 
-__all__ = ["ChildJobs", "OwnerJob"]
-
-
-class OwnerJob:
-    """Workload events → the job of ``kind`` that controls them (``Owns(&kueue.Workload{})``)."""
-
-    __slots__ = ("kind",)
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-
-    def __call__(self, wl: Workload) -> list[Request]:
-        ref = wl.metadata.controller_ref()
-        if ref is None or ref.kind != self.kind:
-            return []
-        return [Request(wl.metadata.namespace or "", ref.name)]
+__all__ = ["ChildJobs"]
 
 
 class ChildJobs:

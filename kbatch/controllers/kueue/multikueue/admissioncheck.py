@@ -26,6 +26,8 @@ from kbatch.api import edit
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, AdmissionCheckStatus, MultiKueueCluster, MultiKueueConfig
 from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE, CONTROLLER_NAME
+from kbatch.api.meta import Condition
+from kbatch.api.policy_helpers import cmp_condition_state, find_condition
 from kbatch.controllers.kueue.multikueue.configs import BadConfig, config_from_ref
 from kbatch.runtime.reconcile import Request, Result
 
@@ -119,20 +121,13 @@ class ACReconciler:
             else list((config.spec.clusters if config.spec else None) or ())
         )
         state = active_state(config, {n: is_active(self.mk.get(MultiKueueCluster, n)) for n in names})
-        old = next(
-            (c for c in (ac.status.conditions if ac.status else None) or () if c.type == "Active"), None
-        )
-        if old is not None and (old.status, old.reason, old.message) == (
-            state.status,
-            state.reason,
-            state.message,
-        ):
+        new = Condition(type="Active", status=state.status, reason=state.reason, message=state.message,
+                        observed_generation=ac.metadata.generation)
+        if cmp_condition_state(find_condition(ac.status.conditions if ac.status else None, "Active"), new):
             return None
         obj = edit(ac)
         obj.status = obj.status or AdmissionCheckStatus()
-        self.mk.set_condition(
-            obj.status, obj.metadata.generation, "Active", state.status, state.reason, state.message
-        )
+        self.mk.set_condition(obj.status, new)
         with contextlib.suppress(Conflict, NotFound):
             self.mk.client.update_status(obj)
         return None

@@ -41,8 +41,9 @@ from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.kueue_config_clusterprofile import access_providers
 from kbatch.api.kueue_v1beta2 import MultiKueueCluster, MultiKueueClusterStatus, Workload
 from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE, CONFIG_SECRET_KEY, PATH_LOCATION
-from kbatch.api.meta import Resource
+from kbatch.api.meta import Condition, Resource
 from kbatch.api.multicluster_v1alpha1 import ClusterProfile
+from kbatch.api.policy_helpers import cmp_condition_state, find_condition
 from kbatch.controllers.kueue.multikueue.context import AC_CONTROLLER, CLUSTER_CONTROLLER
 from kbatch.controllers.kueue.multikueue.exec_credential import cluster_info, run_plugin
 from kbatch.controllers.kueue.multikueue.http_remote import HttpRemote
@@ -280,20 +281,16 @@ class Clusters:
         return base64.b64decode(data)  # a Secret's data is base64 on the wire
 
     def _update_status(self, cluster: MultiKueueCluster, active: bool, reason: str, message: str) -> None:
-        old = next(
-            (
-                c
-                for c in (cluster.status.conditions if cluster.status else None) or ()
-                if c.type == CLUSTER_ACTIVE
-            ),
-            None,
-        )
-        value = "True" if active else "False"
-        if old is not None and (old.status, old.reason, old.message) == (value, reason, message):
+        """``updateStatus``: the ``Active`` condition is written unless ``cmpConditionState`` finds it
+        already in this state (status, reason, message; a new generation alone is no change)."""
+        new = Condition(type=CLUSTER_ACTIVE, status="True" if active else "False", reason=reason,
+                        message=message, observed_generation=cluster.metadata.generation)
+        if cmp_condition_state(find_condition(cluster.status.conditions if cluster.status else None,
+                                              CLUSTER_ACTIVE), new):
             return
         obj = edit(cluster)
         obj.status = obj.status or MultiKueueClusterStatus()
-        self.mk.set_condition(obj.status, obj.metadata.generation, CLUSTER_ACTIVE, value, reason, message)
+        self.mk.set_condition(obj.status, new)
         with contextlib.suppress(Conflict, NotFound):
             self.mk.client.update_status(obj)
         for check in _checks(self.mk, cluster.metadata.name or ""):

@@ -65,16 +65,10 @@ class MultiKueueContext:
     def now(self) -> float:
         return self.ctx.clock.now()
 
-    def set_condition(
-        self, status: Any, generation: int | None, type_: str, value: str, reason: str, message: str
-    ) -> None:
+    def set_condition(self, status: Any, new: Condition) -> None:
         """``apimeta.SetStatusCondition`` on ``status.conditions``."""
-        cond = Condition(
-            type=type_, status=value, reason=reason, message=message, observed_generation=generation
-        )
-        status.conditions = set_status_condition(
-            list(status.conditions or ()), cond, self.ctx.clock.now_datetime()
-        )
+        now = self.ctx.clock.now_datetime()
+        status.conditions = set_status_condition(list(status.conditions or ()), new, now)
 
     def enqueue(self, controller: str, request: Request, delay: float = 0.0) -> None:
         c = self.mgr.controllers.get(controller)

@@ -30,8 +30,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kbatch.api.kueue_v1beta2 import ClusterQueue, LocalQueue, MultiKueueConfig, ResourceQuota
-from kbatch.api.kueue_v1beta2.multikueue import QUOTA_MANAGEMENT_MANUAL
+from kbatch.api.kueue_v1beta2.multikueue import QUOTA_AUTOMATION_CONDITION, QUOTA_MANAGEMENT_MANUAL
 from kbatch.api.meta import Condition
+from kbatch.api.policy_helpers import cmp_condition_state
 from kbatch.api.quantity import Quantity
 
 __all__ = [
@@ -61,6 +62,10 @@ class AutomationState:
     status: str
     reason: str
     message: str
+
+    def condition(self, generation: int | None = None) -> Condition:
+        return Condition(type=QUOTA_AUTOMATION_CONDITION, status=self.status, reason=self.reason,
+                         message=self.message, observed_generation=generation)
 
 
 AUTOMATED = AutomationState(
@@ -151,6 +156,4 @@ def automated_quotas(cq: ClusterQueue, totals: dict[str, Quantity]) -> list[Reso
 
 def same_state(old: Condition | None, state: AutomationState | None) -> bool:
     """``cmpConditionState``: status, reason and message (not the times nor the generation)."""
-    if old is None or state is None:
-        return old is None and state is None
-    return (old.status, old.reason or "", old.message or "") == (state.status, state.reason, state.message)
+    return cmp_condition_state(old, None if state is None else state.condition())

@@ -36,8 +36,8 @@ from kbatch.api.kueue_v1beta2 import (
     MultiKueueConfig,
 )
 from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE
-from kbatch.api.meta import Resource
-from kbatch.api.policy_helpers import find_condition
+from kbatch.api.meta import Condition, Resource
+from kbatch.api.policy_helpers import cmp_condition_state, find_condition
 from kbatch.controllers.kueue.multikueue.admissioncheck import checks_using_config
 from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, cluster_queues_using_check
 from kbatch.controllers.kueue.multikueue.remote import (
@@ -112,9 +112,8 @@ class _ByName:
         return self.queues(self.cache, obj.metadata.name or "")
 
 
-def _active(cluster: MultiKueueCluster) -> tuple[str, str, str] | None:
-    c = find_condition(cluster.status.conditions if cluster.status else None, CLUSTER_ACTIVE)
-    return None if c is None else (c.status, c.reason or "", c.message or "")
+def _active(cluster: MultiKueueCluster) -> Condition | None:
+    return find_condition(cluster.status.conditions if cluster.status else None, CLUSTER_ACTIVE)
 
 
 class _ActiveChanged:
@@ -125,7 +124,7 @@ class _ActiveChanged:
         return True
 
     def update(self, old: MultiKueueCluster, new: MultiKueueCluster) -> bool:
-        return _active(old) != _active(new)
+        return not cmp_condition_state(_active(old), _active(new))
 
     def delete(self, obj: MultiKueueCluster) -> bool:
         return True

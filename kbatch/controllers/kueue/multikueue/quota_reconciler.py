@@ -158,9 +158,6 @@ class QuotaReconciler:
                 c for c in obj.status.conditions or () if c.type != QUOTA_AUTOMATION_CONDITION
             ]
         else:
-            generation = obj.metadata.generation
-            self.mk.set_condition(
-                obj.status, generation, QUOTA_AUTOMATION_CONDITION, state.status, state.reason, state.message
-            )
+            self.mk.set_condition(obj.status, state.condition(obj.metadata.generation))
         with contextlib.suppress(NotFound):
             self.mk.client.update_status(obj)

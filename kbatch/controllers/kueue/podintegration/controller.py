@@ -55,7 +55,7 @@ class WorkloadRequests:
         if (wl.metadata.annotations or {}).get(P.IS_GROUP_WORKLOAD) == "true":
             return [Request(GROUP_PREFIX + namespace, wl.metadata.name or "")]
         ref = wl.metadata.controller_ref()
-        if ref is not None and ref.kind == "Pod" and ref.api_version == "v1":
+        if ref is not None and ref.kind == "Pod" and ref.group == "":  # the core group, any version
             return [Request(namespace, ref.name)]
         return []
 

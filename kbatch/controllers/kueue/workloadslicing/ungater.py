@@ -33,7 +33,8 @@ from kbatch.api.kueue_v1beta2.constants import (
     WORKLOAD_SLICE_NAME_ANNOTATION,
     Cond,
 )
-from kbatch.controllers.kueue.manager import BY_OWNER
+from kbatch.api.meta import OwnerReference
+from kbatch.controllers.kueue.manager import BY_OWNER, owner_key
 from kbatch.controllers.kueue.metrics import record_gate_removal
 from kbatch.controllers.kueue.workloadslicing.admission_refresh import (
     AdmissionUpdate,
@@ -110,13 +111,15 @@ class ActiveSlice:
             return []
         if owner is None:
             return []
-        active = self.active(obj.metadata.namespace or "", owner.kind, owner.name)
+        active = self.active(obj.metadata.namespace or "", owner)
         if active is None:
             return []
         return [Request(active.metadata.namespace or "", active.metadata.name or "")]
 
-    def active(self, namespace: str, kind: str, name: str) -> Workload | None:
-        wls = self.cache.list(Workload, index=(BY_OWNER, f"{kind}/{namespace}/{name}"))
+    def active(self, namespace: str, owner: OwnerReference) -> Workload | None:
+        """``latestActiveSliceForOwner``: the owner's Workloads by its apiVersion and kind."""
+        wls = self.cache.list(Workload, index=(BY_OWNER, owner_key(owner.api_version, owner.kind,
+                                                                   namespace, owner.name)))
         found = find_latest_active(wls)
         return found if found is not None and _admitted(found) else None
 
@@ -141,7 +144,7 @@ class ElasticJobUngater:
             return None
         if _true(wl.status, Cond.FINISHED) or not _admitted(wl) or evicted(wl):
             owner = wl.metadata.controller_ref()  # the request was a snapshot: redirect
-            redirected = self.slices.active(request.namespace, owner.kind, owner.name) if owner else None
+            redirected = self.slices.active(request.namespace, owner) if owner else None
             if redirected is None or redirected.metadata.name == wl.metadata.name:
                 return None
             wl = redirected

@@ -206,3 +206,27 @@ def _published(cp: ControlPlane) -> MultiKueueContext:
     mk = cp.published.get(MULTIKUEUE)
     assert mk is not None, "the MultiKueue controllers did not start"
     return mk
+
+
+def test_the_active_condition_is_rewritten_only_when_its_state_changes() -> None:
+    """``updateStatus`` (``multikueuecluster.go``) skips the write when ``cmpConditionState`` holds:
+    status, reason and message. The generation is not compared: a spec change that leaves the
+    cluster connected keeps the condition, and its observedGeneration, as they were."""
+    world = MKWorld({"w1": "4"})
+    m = world.manager
+    before = world.cluster("w1")
+    cond = next(c for c in before.status.conditions if c.type == "Active")
+    generation = before.metadata.generation
+    assert cond.observed_generation == generation
+    m.apply(secret("w1-copy", kubeconfig("kbatch+inprocess://w1")), namespace=NAMESPACE)
+    source = {"clusterSource": {"kubeConfig": {"location": "w1-copy"}}}
+    m.client.patch(MultiKueueCluster, "w1", {"spec": source})
+    m.run_until_idle()
+    after = world.cluster("w1")
+    assert after.metadata.generation == generation + 1
+    assert after.status.conditions == before.status.conditions  # same observedGeneration and times
+    world.cut("w1")
+    m.run_until_idle()
+    failed = next(c for c in world.cluster("w1").status.conditions if c.type == "Active")
+    assert (failed.status, failed.reason, failed.observed_generation) == (
+        "False", "ClientConnectionFailed", generation + 1)
