@@ -33,8 +33,9 @@ from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_nameref import bad_reference, circular, declared_name, local_name, unset_target
 from kbatch.sim.shell_print import function_text
-from kbatch.sim.shell_quote import double_quote, key_quote
+from kbatch.sim.shell_quote import double_quote
 from kbatch.sim.shell_run import Shell
+from kbatch.sim.shell_transform import array_value
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
@@ -44,11 +45,9 @@ from kbatch.sim.shell_vars import (
     attributes,
     deref,
     drop,
-    is_assoc,
     plain,
     set_attributes,
     snapshot,
-    subscripts,
     unset_element,
 )
 
@@ -244,17 +243,10 @@ def _declaration(shell: Shell, scope: MutableMapping[str, str], name: str, built
         return f"{builtin} {name}{quoted}"
     head = f"declare -{letters or '-'} {name}"
     if "a" in letters or "A" in letters:
-        assoc = is_assoc(scope, name)
-        parts = [f"[{key_quote(sub) if assoc else sub}]={double_quote(_element(scope, name, sub))}"
-                 for sub in subscripts(scope, name)]
-        declared = DECLARED in attributes(scope, name) and not parts
-        return head if declared else f"{head}=({' '.join(parts)}{' ' if assoc and parts else ''})"
+        value = array_value(scope, name)
+        return head if value is None else f"{head}={value}"
     value = scope.get(name)
     return head if value is None else f"{head}={double_quote(value)}"
-
-
-def _element(scope: MutableMapping[str, str], name: str, sub: str) -> str:
-    return scope.get(ARRAY_KEY.format(name, sub), "")
 
 
 def _export(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:

@@ -66,7 +66,7 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     if index in ("@", "*"):
         values = [_element(scope, name, sub) for sub in subscripts(scope, name)]
         if op is not None:
-            values = _transform_all(name, values, op, scope, status)
+            values = _transform_all(name, values, op, scope, status, double and index == "@")
         if not values and index == "@" and not count and double and fields:
             return None
         return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
@@ -84,13 +84,14 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
 
 
 def _transform_all(name: str, values: list[str], op: str, scope: MutableMapping[str, str],
-                   status: int) -> list[str]:
-    """``${NAME[@]@OP}``'s values (:func:`kbatch.sim.shell_transform.transform_all`)."""
+                   status: int, fields: bool) -> list[str]:
+    """``${NAME[@]@OP}``'s values (:func:`kbatch.sim.shell_transform.transform_all`); ``fields``:
+    ``"${a[@]@A}"``, whose ``declare`` is split by ``IFS`` (by a space when ``IFS`` is empty, as
+    bash separates ``"$@"``'s words then)."""
     elements = list(zip(subscripts(scope, name), values, strict=True))
-    done = transform_all(name, elements, op, scope, _prompt_expander(scope, status))
-    if done is None:
-        raise ParamError("Bad substitution")
-    return done
+    ifs = scope.get("IFS", _BLANKS) or " "
+    return transform_all(name, elements, op, scope, _prompt_expander(scope, status),
+                         (lambda text: split_fields(text, ifs)) if fields else None)
 
 
 def _prompt_expander(scope: MutableMapping[str, str], status: int) -> Callable[[str], str]:
