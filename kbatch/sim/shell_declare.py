@@ -51,12 +51,10 @@ from kbatch.sim.shell_vars import (
     unset_element,
 )
 
-__all__ = ["DECLARE_COMMANDS", "arith_failed", "assign_words", "declare_compound"]
+__all__ = ["DECLARE_COMMANDS", "arith_failed", "assign_words", "declare_internal"]
 
 _WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DOTALL)
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
-_COMPOUND = re.compile(r"^\s*(declare|typeset|local|export|readonly)((?:\s+[-+][A-Za-z]+)*)\s+"
-                       r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
 _FLAGS = "aAinrxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
 _UNEXPORTED = "-"  # an attribute letter: an environment variable ``export -n`` took the export from
 Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
@@ -145,7 +143,8 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
     if "p" in on:
         _print(shell, operands, scope, builtin, on.replace("p", ""))
         return
-    local = builtin == "local" or (builtin in ("declare", "typeset") and bool(shell.frames) and "g" not in on)
+    declaring = builtin in ("declare", "typeset", "")  # "": bash's internal one (:func:`declare_internal`)
+    local = builtin == "local" or (declaring and bool(shell.frames) and "g" not in on)
     if local and not _localize(shell, operands, scope, "n" in on + off):
         return
     letters = "".join(ch for ch in on if ch in _FLAGS and ch != "r")
@@ -166,7 +165,8 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
             set_attributes(scope, name, letters, off + DECLARED)
             scope[name] = found.group(3)
             continue
-        set_attributes(scope, name, letters + ("" if found or name in scope else DECLARED), off)
+        known = found or name in scope or attributes(scope, name)  # ``e=(); declare -a e``: still assigned
+        set_attributes(scope, name, letters + ("" if known else DECLARED), off)
         if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
             scope[ARRAY_KEY.format(name, 0)] = scope[name]
         if found is not None and not _assign(shell, scope, found.group(1), found.group(3),
@@ -309,19 +309,11 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             return
 
 
-def declare_compound(shell: Shell, command: str,
-                     scope: MutableMapping[str, str]) -> tuple[str, bool, str] | None:
-    """``declare -A m=(…)`` and the like, the whole command: the declaration run (without the
-    value), and the compound assignment left to make, as :func:`kbatch.sim.shell_arrays.
-    compound_assignment` gives it; None for another command."""
-    if "=(" not in command:
-        return None
-    found = _COMPOUND.match(command)
-    if found is None:
-        return None
-    builtin, options, name, append, words = found.groups()
-    DECLARE_COMMANDS[builtin](shell, [*options.split(), name], scope, shell.stdin)
-    return None if shell.exited else (name, append == "+", words)
+def declare_internal(shell: Shell, args: list[str], scope: MutableMapping[str, str], builtin: str) -> None:
+    """The ``declare`` bash runs for a declaration's compound operand before assigning it (subst.c
+    ``make_internal_declare``; ``args``: the options it passes on and the name): a refusal names no
+    builtin and ends the script (an expansion's error), but under ``local`` it is the builtin's."""
+    _declare(shell, args, scope, "local" if builtin == "local" else "")
 
 
 def _builtin(name: str) -> Command:

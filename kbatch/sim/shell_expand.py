@@ -167,10 +167,14 @@ def _escape(value: str, special: str) -> str:
 
 def expand(text: str, scope: MutableMapping[str, str], status: int,
            substitute: Substitute | None = None, quotes: bool = True, fields: bool = False,
-           nounset: bool = False) -> str:
+           nounset: bool = False, assigning: bool | None = None) -> str:
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
     ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4).
     ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed.
+    ``assigning``: None, the words of a command's prefix that look like ``NAME=`` are assignments
+    (their values not split); True, ``text`` is one assignment's key or value (a compound
+    assignment's ``[K]=V``: not split); False, no word is an assignment (the plain words of a
+    compound assignment, ``a=(x=$v)``, are split as a command's arguments are).
     ``nounset`` (``set -u``): an unset parameter raises :class:`ParamError`. A backquoted
     substitution is read as its ``$( )`` (:mod:`kbatch.sim.shell_backquote`)."""
     if "`" in text:
@@ -180,6 +184,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
     out: list[str] = []
     pos, single, double = 0, False, False
     word, prefix = 0, True  # where the current word starts in ``text``; still in the assignments?
+    if assigning is not None:
+        prefix = assigning
     while pos < len(text):
         ch = text[pos]
         if ch == "'" and not double and quotes:
@@ -195,6 +201,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             if pos > word:
                 prefix = prefix and _ASSIGNMENT.match(text, word) is not None
             word = pos + 1
+            if assigning is not None:
+                prefix = assigning
         elif ch == "$" and not single and (array := _ARRAY.match(text, pos + 1)) is not None:
             piece = _array(array, scope, status, double, fields)
             pos = array.end()
@@ -210,7 +218,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             pos = listed.end()
             continue
         elif ch == "$" and not single and (every := _ALL.match(text, pos + 1)) is not None:
-            assigned = prefix and _ASSIGNMENT.match(text, word) is not None  # ``x=$@``: one field
+            # ``x=$@``: one field
+            assigned = prefix and (assigning or _ASSIGNMENT.match(text, word) is not None)
             values = positional(scope)
             pos = every.end()
             empty = not values and "@" in every.group()
@@ -228,7 +237,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             else:
                 (piece, end), words = _dollar(text, pos, scope, status, substitute, nounset), False
             if fields and not words and piece != text[pos:end]:  # produced, not left as written
-                assigned = prefix and _ASSIGNMENT.match(text, word) is not None
+                assigned = prefix and (assigning or _ASSIGNMENT.match(text, word) is not None)
                 piece = protect(piece, double, assigned, scope.get("IFS"))
             out.append(piece)
             pos = end

@@ -34,7 +34,7 @@ from itertools import pairwise
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError
-from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, subscript_blanks
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
@@ -63,7 +63,7 @@ from kbatch.sim.shell_syntax import (
     split_pipeline,
 )
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
-from kbatch.sim.shell_vars import WARNINGS, ReadonlyError
+from kbatch.sim.shell_vars import WARNINGS
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -585,12 +585,13 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
 
 
 def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True,
-                fields: bool = False) -> str | None:
-    """``text`` expanded (``fields``: to be read again as words), or None when the expansion failed
-    and the shell has exited."""
+                fields: bool = False, assigning: bool | None = None) -> str | None:
+    """``text`` expanded (``fields``: to be read again as words; ``assigning``: as
+    :func:`kbatch.sim.shell_expand.expand`'s), or None when the expansion failed and the shell has
+    exited."""
     try:
         return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope),
-                      quotes=quotes, fields=fields, nounset=shell.nounset)
+                      quotes=quotes, fields=fields, nounset=shell.nounset, assigning=assigning)
     except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
@@ -692,10 +693,13 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
-    if (compound := compound_assignment(command) or declare_compound(shell, command, scope)) is not None:
-        return _assign_array(shell, compound, scope)
-    if shell.exited:  # a declaration refused
-        return False
+    if (compound := compound_assignment(command)) is not None:
+        return assign_array(shell, compound, scope)
+    if (mixed := compound_words(command)) is not None:  # ``a=(x) b=2``, ``declare -a a=(x) b``
+        left = run_compound_words(shell, mixed, scope)
+        if left is None:
+            return not shell.exited
+        command = left
     if shell.bash and "{" in command:  # bash's brace expansion comes first
         command = brace_words(command)
     if (expression := arith_command(command)) is not None:
@@ -727,29 +731,6 @@ def _cond_words(argv: list[Word], raw: list[str]) -> list[Word]:
     return [word._replace(text=dequote(raw[k], as_pattern=True))
             if 1 < k < len(argv) - 1 and argv[k - 1].text in ("==", "=", "!=") else word
             for k, word in enumerate(argv)]
-
-
-def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
-    """bash's ``NAME=(WORDS)`` (:mod:`kbatch.sim.shell_arrays`): the words expanded as a command's."""
-    name, append, text = compound
-    if shell.bash:  # bash traces the words as written, before their expansion
-        trace_line(shell, f"{name}{'+' if append else ''}=({text})", scope)
-    text = subscript_blanks(text)  # ``[two words]=x``: one word
-    expanded = expand_text(shell, brace_words(text) if shell.bash else text, scope, fields=True)
-    if expanded is None:
-        return False
-    values = pathnames(shell, command_words(expanded))
-    if not shell.bash:
-        trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
-    try:
-        set_array(scope, name, values, append)
-    except ReadonlyError:
-        return assign_words(shell, [f"{name}=()"], scope)  # refused as the assignment is
-    except ArithError as error:  # ``a=([1/0]=x)``: as ``a[1/0]=x`` is
-        arith_failed(shell, error)
-        return False
-    shell.status = shell.substituted or 0
-    return True
 
 
 def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
@@ -912,7 +893,8 @@ def _sum_sleeps(words_: list[str]) -> float | None:
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
-from kbatch.sim.shell_declare import arith_failed, assign_words, declare_compound  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_compound import assign_array, compound_words, run_compound_words  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_declare import assign_words  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_let import arith_command, run_arith_command  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)
