@@ -592,7 +592,11 @@ def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes
     try:
         return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope),
                       quotes=quotes, fields=fields, nounset=shell.nounset, assigning=assigning)
-    except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
+    except ArithError as error:  # a non-interactive shell exits on an expansion error: dash with 2,
+        if shell.bash and error.bash_text:  # bash -c with 1, in expr.c ``evalerror``'s words
+            shell.error(f"bash: {error.bash_text}")
+            shell.status, shell.exited = 1, True
+            return None
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
         shell.error(f"sh: {error}")
