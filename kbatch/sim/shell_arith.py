@@ -59,6 +59,7 @@ class ArithError(ValueError):
 
     bash_text = ""
     token: int | None = None
+    subscript = False  # an array subscript's: bash abandons the command line (``shell_vars.evaluate``)
 
 
 def wrap64(value: int) -> int:

@@ -301,6 +301,9 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
                 raise ReadonlyError(name)
             else:
                 drop(scope, name)
+        except ArithError as error:  # ``unset 'a[1/0]'``: as ``a[1/0]=x``
+            arith_failed(shell, error)
+            return
         except ReadonlyError:
             if shell.bash:
                 _fail(shell, f"bash: unset: {name}: cannot unset: readonly variable", 1, False)

@@ -68,6 +68,10 @@ def _status(shell: Shell, expressions: list[str], scope: MutableMapping[str, str
         for expression in expressions:
             value = evaluate(expression, scope, bash=True)
     except ArithError as error:
+        if shell.bash and error.subscript:  # ``(( a[1/0] ))``: the script ends (``array_expand_index``)
+            shell.error(f"bash: {error.bash_text or error}")
+            shell.status, shell.exited = 1, True
+            return
         if shell.bash:  # ``let: 1/0: division by 0 (error token is "0")`` (expr.c ``evalerror``)
             shell.error(f"bash: {name}: {error.bash_text or error}")
         else:

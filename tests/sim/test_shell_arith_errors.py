@@ -45,11 +45,16 @@ def test_an_arithmetic_error_is_worded_as_bash_words_it(expression: str) -> None
     "declare -i n; n='1/0'; echo after", "declare -i n; n=08; echo after", "x=x; echo $((x)); echo after",
     "x=y; y=x; echo $((x+1))", "r=1; readonly r; echo $((r=2)); echo after",
     "a=(1); echo $((a[1/0])); echo after", "let x=1 '2 3' y=2; echo $? $x $y",
+    "a=(1 2); unset 'a[1/0]'; echo after", "a=(1); (( a[1/0] = 2 )); echo after", "let 'a[2+]'; echo after",
+    "x=abc; echo ${x:1/0}; echo after", "x=abc; echo ${x:1:2**-1}; echo after",
+    "for ((i=0; i<1/0; i++)); do :; done; echo after", "let; echo $?; let --; echo $?; let -- 1+1; echo $?",
 ])
 def test_an_arithmetic_error_elsewhere_is_worded_as_bash_words_it(script: str) -> None:
-    """Subscripts and integer variables say the same; a variable's value is an expression of its
-    own (``y=x``, ``z='1 +'``: bash's ``expr_streval``), whose error names it; a chain that never
-    ends is bash's ``expression recursion level exceeded`` (1024 levels)."""
+    """Subscripts and integer variables say the same, and a subscript's error ends the script even
+    in ``(( ))`` and ``let`` (arrayfunc.c ``array_expand_index``); ``${x:OFF}`` names ``x``; a
+    variable's value is an expression of its own (``y=x``, ``z='1 +'``: bash's ``expr_streval``),
+    whose error names it; a chain that never ends is bash's ``expression recursion level exceeded``
+    (1024 levels). ``unset 'a[1/0]'`` raised out of the sim."""
     _agree(script)
 
 
