@@ -155,7 +155,7 @@ def test_whole_array_assignment_transform_agrees_with_bash(script: str) -> None:
 def test_whole_array_assignment_rebuilds_the_array(values: list[str], assoc: bool) -> None:
     """Property: ``eval "${a[*]@A}"`` after ``unset a`` rebuilds the same array (``declare -p``
     prints the same line), in the sim as in bash."""
-    assume(not any("$$" in value for value in values))  # the sim reads a quoted ``'$$'`` as ``$``
+    assume(not any("$$" in value for value in values))  # Kubernetes makes a command's ``$$`` ``$``
     quoted = ["'" + value.replace("'", "'\\''") + "'" for value in values]
     body = " ".join(f"[k{i}]={q}" for i, q in enumerate(quoted)) if assoc else " ".join(quoted)
     declare = "declare -A a" if assoc else "declare -a a"
