@@ -8,7 +8,8 @@ among other assignment words (``a=(x y) b=2``), or as operands of a declaration 
   ``evalerror`` → ``DISCARD``): the assignments before it stay, those after it are not made.
 * A declaration's compound operands are made while its words are expanded, before the builtin
   runs (subst.c ``expand_declaration_argument``): each by an internal ``declare`` of the name with
-  the options that change values (``-i -l -u``, ``-a``/``-A``, ``-g``; ``make_internal_declare``),
+  the options that change values (``-i -l -u``, ``-a``/``-A``, ``-g``; ``make_internal_declare``,
+  a ``declare`` under ``local`` too: outside a function ``local a=(1)`` still makes ``a``),
   traced as ``a=('x' ['k']='v')``, then assigned; the builtin then runs with the name in the
   operand's place (``declare -a a b=2``), so ``declare -r`` protects the array after it is made.
   A refusal there (a read-only name) is fatal, as the expansion's error it is.
@@ -102,7 +103,7 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
 
 
 def _declaration(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> str | None:
-    builtin, start = words[0], 1
+    start = 1
     while start < len(words) and words[start][:1] in "-+" and words[start][1:].isalpha():
         start += 1
     on = "".join(word[1:] for word in words[1:start] if word[0] == "-")
@@ -117,7 +118,7 @@ def _declaration(shell: Shell, words: list[str], scope: MutableMapping[str, str]
             left.append(word)
             continue
         name = found.group(1)
-        declare_internal(shell, [*internal, name], scope, builtin)
+        declare_internal(shell, [*internal, name], scope)
         if shell.exited or not assign_array(shell, (name, found.group(2) == "+", found.group(3)), scope,
                                             quoted_trace=True):
             return None

@@ -312,11 +312,12 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             return
 
 
-def declare_internal(shell: Shell, args: list[str], scope: MutableMapping[str, str], builtin: str) -> None:
+def declare_internal(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
     """The ``declare`` bash runs for a declaration's compound operand before assigning it (subst.c
-    ``make_internal_declare``; ``args``: the options it passes on and the name): a refusal names no
-    builtin and ends the script (an expansion's error), but under ``local`` it is the builtin's."""
-    _declare(shell, args, scope, "local" if builtin == "local" else "")
+    ``make_internal_declare`` calls ``declare_builtin`` whatever the command: ``local a=(1)``
+    outside a function makes a global ``a``; ``args``: the options it passes on and the name): a
+    refusal names no builtin and ends the script, an expansion's error."""
+    _declare(shell, args, scope, "")
 
 
 def _builtin(name: str) -> Command:

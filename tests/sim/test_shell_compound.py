@@ -31,6 +31,7 @@ def _agree(script: str) -> None:
     "declare -ra r=(1 2); declare -p r; r=(3); echo never",
     "readonly a=(1 2); declare -p a; export e=(1); declare -p e",
     "f() { local -a a=(1 2) b; declare -p a b; }; f; declare -p a",
+    "local a=(1 2); echo $?; declare -p a; f() { local a=(1); }; a=0; f; declare -p a",
     "set -x; declare -a a=(y \"z w\" [3]+=\"it's\") b=2; v=1; declare -A m=([k]=$v [x y]=2); e=()",
     "r=1; readonly r; declare -a r=(1) b=2; echo never",
 ])
