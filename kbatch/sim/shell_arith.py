@@ -29,7 +29,7 @@ at most 1024 deep (``expression recursion level exceeded``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 
 from kbatch.sim.shell_arith_bash import Lexed, bash_number, lex, message, worded
 from kbatch.sim.shell_positional import is_bash
@@ -124,24 +124,13 @@ class _Parser:
     """Precedence climbing over the tokens; evaluates as it parses. ``live`` False skips the
     effects (assignments, division errors) of an operand C would not evaluate (``0 && x=1``)."""
 
-    def __init__(self, tokens: list[tuple[str, str]], scope: MutableMapping[str, str],
-                 bash: bool = False, depth: int = 1, refused: int | None = None) -> None:
-        self.refused = len(tokens) + 1 if refused is None else refused  # bash: the token it refuses
-        self.tokens, self._pos, self.scope, self.bash = tokens, 0, scope, bash
+    def __init__(self, tokens: Sequence[tuple[str, str]], scope: MutableMapping[str, str],
+                 bash: bool = False, depth: int = 1) -> None:
+        self.tokens, self.scope, self.bash = tokens, scope, bash
+        self.pos = 0  # the next token's index: the one bash has read ahead (``curtok``)
         self.depth = depth  # bash: how deep in variables' values (``expr_depth``)
         self.text, self.named = "", 0  # bash: the expression, the variable token read last
-        self.spans: list[tuple[int, int]] = []  # bash: where each token is in ``text``
-
-    @property
-    def pos(self) -> int:
-        """The next token's index: the one bash has read ahead (``curtok``)."""
-        return self._pos
-
-    @pos.setter
-    def pos(self, value: int) -> None:
-        self._pos = value
-        if value >= self.refused:  # bash reads it ahead, before acting on the one before
-            raise ArithError(f"syntax error: {self.tokens[self.refused][1]!r}")
+        self.spans: Sequence[tuple[int, int]] = ()  # bash: where each token is in ``text``
 
     def peek(self) -> str:
         at_operator = self.pos < len(self.tokens) and self.tokens[self.pos][0] == "o"
@@ -313,6 +302,27 @@ class _Parser:
         return self.variable(text)
 
 
+class _Refusing(_Parser):
+    """bash's parser over tokens ending with one it refuses (:func:`kbatch.sim.shell_arith_bash.lex`):
+    reading it (moving to it) is the error, before the token before it acts (``++x@`` leaves ``x``),
+    as bash reads one token ahead."""
+
+    def __init__(self, tokens: Sequence[tuple[str, str]], scope: MutableMapping[str, str], depth: int,
+                 refused: int) -> None:
+        self.refused = refused
+        super().__init__(tokens, scope, True, depth)
+
+    @property
+    def pos(self) -> int:
+        return self._pos
+
+    @pos.setter
+    def pos(self, value: int) -> None:
+        self._pos = value
+        if value >= self.refused:
+            raise ArithError(f"syntax error: {self.tokens[self.refused][1]!r}")
+
+
 def _operate(op: str, left: int, right: int) -> int:
     if op != "**":
         return _OPS[op](left, right)
@@ -335,16 +345,18 @@ def evaluate(text: str, scope: MutableMapping[str, str], bash: bool | None = Non
     # bash reads a refused token ahead, before acting on the one before, but ``++x++``'s second
     # ``++`` only once ``x`` is incremented (``exp0`` reads on after the assignment)
     eager = bad is not None and not bad[1].endswith("requires lvalue")
-    parser = _Parser(tokens, scope, bash, depth, bad[0] if bad is not None and eager else None)
-    if lexed is not None:
-        parser.text, parser.spans = text, lexed.spans
-    try:
+    parser: _Parser | None = None
+    try:  # (a refused first token is read at once)
+        parser = _Refusing(tokens, scope, depth, bad[0]) if bad is not None and eager else \
+            _Parser(tokens, scope, bash, depth)
+        if lexed is not None:
+            parser.text, parser.spans = text, lexed.spans
         value = parser.comma(True) if bash else parser.expression(True)
         if parser.pos != len(tokens):
             raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
     except ArithError as error:
         if lexed is not None and not error.bash_text:
-            error.bash_text = _bash_text(text, lexed, error, parser.pos)
+            error.bash_text = _bash_text(text, lexed, error, parser.pos if parser is not None else 0)
         raise
     return value
 

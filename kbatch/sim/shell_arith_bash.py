@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["Lexed", "bash_number", "lex", "message", "worded"]
@@ -34,12 +35,14 @@ class Lexed(NamedTuple):
     (operator) or ``x`` (refused); ``spans``: where each starts and ends in the text; ``bad``: the
     refused token's index and bash's words for it."""
 
-    tokens: list[tuple[str, str]]
-    spans: list[tuple[int, int]]
+    tokens: tuple[tuple[str, str], ...]
+    spans: tuple[tuple[int, int], ...]
     bad: tuple[int, str] | None
 
 
+@lru_cache(maxsize=4096)
 def lex(text: str) -> Lexed:
+    """``text``'s tokens (see above), remembered: a loop evaluates the same expressions again and again."""
     tokens: list[tuple[str, str]] = []
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -47,13 +50,13 @@ def lex(text: str) -> Lexed:
         while pos < len(text) and text[pos] in _BLANKS:
             pos += 1
         if pos >= len(text):
-            return Lexed(tokens, spans, None)
+            return Lexed(tuple(tokens), tuple(spans), None)
         found = _TOKEN.match(text, pos)
         refused = _refusal(text, pos, found, tokens)
         if refused is not None:
             tokens.append(("x", text[pos:refused[1]]))
             spans.append((pos, refused[1]))
-            return Lexed(tokens, spans, (len(tokens) - 1, refused[0]))
+            return Lexed(tuple(tokens), tuple(spans), (len(tokens) - 1, refused[0]))
         assert found is not None
         number, name, op = found.groups()
         end = found.end()
@@ -63,7 +66,7 @@ def lex(text: str) -> Lexed:
         if op in ("++", "--") and _incremented(tokens):  # ``++x++``
             tokens.append(("x", op))
             spans.append((pos, end))
-            return Lexed(tokens, spans, (len(tokens) - 1, f"{op}: assignment requires lvalue"))
+            return Lexed(tuple(tokens), tuple(spans), (len(tokens) - 1, f"{op}: assignment requires lvalue"))
         if op in ("++", "--") and not (tokens and tokens[-1][0] == "v") and not _NAME_START.match(text, end):
             op, end = op[0], end - 1  # bash ungets the second character (``readtok``)
         tokens.append(("n", number) if number else ("v", name) if name else ("o", op))
@@ -104,6 +107,8 @@ def _postfix(tokens: list[tuple[str, str]]) -> bool:
 def bash_number(text: str) -> int:
     """``strlong``: ``text`` (a number token) as bash reads it, wrapped to 64 bits; raises
     :class:`ValueError` with bash's words."""
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):
+        return int(text) if len(text) < 19 else ((int(text) + (1 << 63)) % (1 << 64)) - (1 << 63)
     base, value, pos, based = 10, 0, 0, False
     if text[0] == "0":
         if len(text) == 1:
