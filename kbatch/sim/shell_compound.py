@@ -34,14 +34,13 @@ from kbatch.sim.shell_quote import single_quote
 from kbatch.sim.shell_run import Shell, expand_text, pathnames
 from kbatch.sim.shell_scan import COMMENT, FREE, scan
 from kbatch.sim.shell_trace import trace, trace_line
-from kbatch.sim.shell_vars import ReadonlyError, is_assoc
+from kbatch.sim.shell_vars import DECLARATIONS, ReadonlyError, is_assoc
 from kbatch.sim.shell_words import command_words
 
 __all__ = ["assign_array", "compound_words", "run_compound_words"]
 
 _COMPOUND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)$", re.DOTALL)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-_DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _INTERNAL = "ilu"  # the options ``make_internal_declare`` passes on (bash's ``I`` and ``c``: none here)
 _NO_SUBSCRIPT = "must use subscript when assigning associative array"
 Compound = tuple[str, bool, str]
@@ -75,7 +74,7 @@ def compound_words(command: str) -> list[str] | None:
     words = raw_words(command)
     if not any(_COMPOUND.match(word) for word in words):
         return None
-    if words[0] in _DECLARATIONS or all(_ASSIGNMENT.match(word) for word in words):
+    if words[0] in DECLARATIONS or all(_ASSIGNMENT.match(word) for word in words):
         return words
     return None
 
@@ -84,7 +83,7 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
     """Run :func:`compound_words`'s command: assignment words each in turn (None: nothing left to
     run); a declaration's compound operands, answering the declaration left to run with their
     names in their place (None: the shell has exited)."""
-    if words[0] in _DECLARATIONS:
+    if words[0] in DECLARATIONS:
         return _declaration(shell, words, scope)
     for word in words:
         if (found := _COMPOUND.match(word)) is not None:
@@ -127,19 +126,20 @@ def _declaration(shell: Shell, words: list[str], scope: MutableMapping[str, str]
 
 
 def assign_array(shell: Shell, compound: Compound, scope: MutableMapping[str, str],
-                 quoted_trace: bool = False) -> bool:
+                 quoted_trace: bool = False, traced: bool = True) -> bool:
     """``NAME=(WORDS)`` (see above); False when it failed (the shell has exited). bash traces the
-    words as written, or (``quoted_trace``: a declaration's) expanded and single-quoted."""
+    words as written, or (``quoted_trace``: a declaration's) expanded and single-quoted; not at
+    all when not ``traced`` (``declare -a 'a=(…)'``: only the ``declare``)."""
     name, append, text = compound
     assigning = f"{name}{'+' if append else ''}="
-    if shell.bash and not quoted_trace:
+    if shell.bash and traced and not quoted_trace:
         trace_line(shell, f"{assigning}({text})", scope)
     words = _Words(shell, scope, is_assoc(scope, name), quoted_trace)
     if not words.read(name, raw_words(subscript_blanks(text))):  # ``[two words]=x``: one word
         return False
     if quoted_trace:
         trace_line(shell, f"{assigning}({' '.join(words.traced)})", scope)
-    elif not shell.bash:
+    elif not shell.bash and traced:
         trace(shell, [f"{assigning}({' '.join(value for _, value, _ in words.items)})"], scope)
     for message in words.errors:
         shell.error(f"bash: {message}")

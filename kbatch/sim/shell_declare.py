@@ -169,8 +169,13 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
         set_attributes(scope, name, letters + ("" if known else DECLARED), off)
         if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
             scope[ARRAY_KEY.format(name, 0)] = scope[name]
-        if found is not None and not _assign(shell, scope, found.group(1), found.group(3),
-                                             found.group(2) == "+", builtin):
+        if found is not None and _string_compound(scope, found.group(1), found.group(3)):
+            from kbatch.sim.shell_compound import assign_array  # it runs declarations itself
+            compound = (name, found.group(2) == "+", found.group(3)[1:-1])
+            if not assign_array(shell, compound, scope, traced=False):
+                return
+        elif found is not None and not _assign(shell, scope, found.group(1), found.group(3),
+                                               found.group(2) == "+", builtin):
             return
         if "r" in on:  # ``declare -r x=1``: assigned, then protected
             set_attributes(scope, name, "r")
@@ -310,6 +315,14 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
                 continue
             _fail(shell, f"sh: unset: {name}: is read only", 2, True)
             return
+
+
+def _string_compound(scope: MutableMapping[str, str], target: str, value: str) -> bool:
+    """``declare -a 'a=(1 2)'``, ``declare -A m=$v`` with ``v='([k]=v)'``: a value that reads
+    ``(…)`` given to an array (made so by the options or already one) is a compound assignment,
+    its words expanded once more (``builtins/declare.def``: ``compound_array_assign``)."""
+    return value[:1] == "(" and value[-1:] == ")" and "[" not in target and \
+        any(ch in attributes(scope, target) for ch in "aA")
 
 
 def declare_internal(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:

@@ -28,7 +28,7 @@ from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
 from kbatch.sim.shell_transform import OPERATORS, transform, transform_all
-from kbatch.sim.shell_vars import ARRAY_KEY, deref, is_assoc, lookup, subscripts
+from kbatch.sim.shell_vars import ARRAY_KEY, DECLARATIONS, deref, is_assoc, lookup, subscripts
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
@@ -184,6 +184,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
     out: list[str] = []
     pos, single, double = 0, False, False
     word, prefix = 0, True  # where the current word starts in ``text``; still in the assignments?
+    declaring = False  # after ``export``, ``local``…, whose ``NAME=V`` operands are assignments
     if assigning is not None:
         prefix = assigning
     while pos < len(text):
@@ -198,8 +199,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             pos += 2
             continue
         elif ch in _BLANKS and not (single or double):
-            if pos > word:
-                prefix = prefix and _ASSIGNMENT.match(text, word) is not None
+            if pos > word and prefix and _ASSIGNMENT.match(text, word) is None:  # the command's name
+                prefix, declaring = False, assigning is None and text[word:pos] in DECLARATIONS
             word = pos + 1
             if assigning is not None:
                 prefix = assigning
@@ -219,7 +220,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             continue
         elif ch == "$" and not single and (every := _ALL.match(text, pos + 1)) is not None:
             # ``x=$@``: one field
-            assigned = prefix and (assigning or _ASSIGNMENT.match(text, word) is not None)
+            assigned = (prefix or declaring) and (assigning or _ASSIGNMENT.match(text, word) is not None)
             values = positional(scope)
             pos = every.end()
             empty = not values and "@" in every.group()
@@ -237,7 +238,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             else:
                 (piece, end), words = _dollar(text, pos, scope, status, substitute, nounset), False
             if fields and not words and piece != text[pos:end]:  # produced, not left as written
-                assigned = prefix and (assigning or _ASSIGNMENT.match(text, word) is not None)
+                assigned = (prefix or declaring) and (assigning or _ASSIGNMENT.match(text, word) is not None)
                 piece = protect(piece, double, assigned, scope.get("IFS"))
             out.append(piece)
             pos = end

@@ -63,7 +63,7 @@ from kbatch.sim.shell_syntax import (
     split_pipeline,
 )
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
-from kbatch.sim.shell_vars import WARNINGS
+from kbatch.sim.shell_vars import DECLARATIONS, WARNINGS
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -740,15 +740,18 @@ def _cond_words(argv: list[Word], raw: list[str]) -> list[Word]:
 def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
     """The command's arguments after pathname expansion (2.6.6, :mod:`kbatch.sim.shell_glob`): a
     pattern word becomes the sorted paths it matches, or stays when none does. Not for the prefix's
-    assignment words (2.9.1), nor inside bash's ``[[`` (its words are not expanded so), nor after
-    ``set -f``."""
+    assignment words (2.9.1) nor a declaration utility's (``export x=*``), nor inside bash's ``[[``
+    (its words are not expanded so), nor after ``set -f``."""
     if shell.noglob or not any(w.glob for w in argv) or argv[0].text == "[[":
         return [w.text for w in argv]
     out: list[str] = []
-    prefix = True
+    prefix, declaring = True, False
     for word in argv:
-        prefix = prefix and ASSIGNMENT.match(word.text) is not None
-        found = None if prefix or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
+        assignment = ASSIGNMENT.match(word.text) is not None
+        if prefix and not assignment:
+            prefix, declaring = False, word.text in DECLARATIONS
+        kept = (prefix or declaring) and assignment
+        found = None if kept or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
         out.extend(found if found is not None else (word.text,))
     return out
 

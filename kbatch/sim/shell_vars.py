@@ -28,11 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, MutableMapping
 
-__all__ = ["ARRAY_KEY", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError", "assign", "attributes",
-           "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes", "snapshot", "subscripts",
-           "unset_element"]
+__all__ = ["ARRAY_KEY", "DECLARATIONS", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError",
+           "assign", "attributes", "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes",
+           "snapshot", "subscripts", "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
+DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
+"""The declaration utilities: their ``NAME=V`` operands are assignments, neither split nor globbed
+(XCU 2.9.1 "declaration utility"; dash 0.5.12 and bash alike)."""
 DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
 WARNINGS = "=~"

@@ -112,3 +112,30 @@ def test_generated_compound_words_agree_with_bash(words: list[tuple[bool, str, s
     body = " ".join(f"[{'$i' if not assoc else key}]={value}" if sub else value for sub, key, value in words)
     declare = "declare -A a" if assoc else "declare -a a"
     _agree(f"{SETUP}touch f1 f2; i=3; v='c  d'; k='*'; {declare}=({body}); declare -p a")
+
+
+@pytest.mark.parametrize("script", [
+    "v='p q'; declare x=$v; export y=$v; readonly -- z=$v; declare -p x y z",
+    "v='p q'; f() { local x=$v; echo \"[$x]\"; }; f",
+    f"{SETUP}touch f1 f2; export x=f* y; readonly z=f*; echo \"[$x][$z]\" f*",
+    "set -- 'a b' c; export x=$@ y=$*; echo \"[$x][$y]\"",
+    "v='(p q)'; declare -a a=$v; declare -a 'b=(1 \"2 3\")'; declare -A m='([k]=v [$v]=2)'; declare -p a b m",
+    "a=(1); declare a='(x $a)'; declare b='(x y)'; declare -p a b; set -x; declare -a c='(1 2)'",
+    "declare -a a='([1/0]=x)'; echo never",
+])
+def test_a_declaration_utilitys_assignments_are_not_split(script: str) -> None:
+    """``export x=$v``, ``local x=$v``, ``declare x=$v``: the operand is an assignment, neither
+    split nor globbed (XCU 2.9.1 declaration utilities; dash and bash alike); an array's value that
+    reads ``(…)`` is a compound assignment, its words expanded again (bash ``builtins/declare.def``
+    ``compound_array_assign``). The sim split ``x=$v`` at its blanks."""
+    _agree(script)
+
+
+@pytest.mark.parametrize("script", [
+    "v='p q'; export y=$v; echo \"[$y]\"; f() { local x=$v; echo \"[$x]\"; }; f; readonly z=$v; "
+    "echo \"[$z]\"",
+    f"{SETUP}touch f1 f2; export x=f*; echo \"[$x]\" f*",
+])
+def test_a_declaration_utilitys_assignments_are_not_split_in_dash(script: str) -> None:
+    """The same under ``sh -c``, compared with dash 0.5.12."""
+    assert simulated_output(script) == real_output("dash", script)
