@@ -41,6 +41,7 @@ __all__ = ["assign_array", "compound_words", "run_compound_words"]
 
 _COMPOUND = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)$", re.DOTALL)
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
+_LATER_ASSIGNMENT = re.compile(r"\s[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")  # a second one, maybe
 _INTERNAL = "ilu"  # the options ``make_internal_declare`` passes on (bash's ``I`` and ``c``: none here)
 _NO_SUBSCRIPT = "must use subscript when assigning associative array"
 Compound = tuple[str, bool, str]
@@ -68,15 +69,19 @@ def raw_words(text: str) -> list[str]:
 
 def compound_words(command: str) -> list[str] | None:
     """The words of a command that makes a compound assignment among others (assignment words
-    only, or a declaration builtin's operands); None for any other command."""
-    if "=(" not in command:
+    only, or a declaration builtin's operands), or of assignment words a later one of which
+    expands something an earlier one may set (``x=1 y=$x``: dash and bash assign in turn); None
+    for any other command."""
+    compound, command = "=(" in command, command.strip()
+    if not compound and not (("$" in command or "`" in command) and _ASSIGNMENT.match(command)
+                             and _LATER_ASSIGNMENT.search(command)):
         return None
     words = raw_words(command)
-    if not any(_COMPOUND.match(word) for word in words):
+    if compound and not any(_COMPOUND.match(word) for word in words):
         return None
-    if words[0] in DECLARATIONS or all(_ASSIGNMENT.match(word) for word in words):
+    if all(_ASSIGNMENT.match(word) for word in words) and (compound or len(words) > 1):
         return words
-    return None
+    return words if compound and words[0] in DECLARATIONS else None
 
 
 def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> str | None:
@@ -85,6 +90,7 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
     names in their place (None: the shell has exited)."""
     if words[0] in DECLARATIONS:
         return _declaration(shell, words, scope)
+    made: list[str] = []  # dash traces them on one line, once made
     for word in words:
         if (found := _COMPOUND.match(word)) is not None:
             done = assign_array(shell, (found.group(1), found.group(2) == "+", found.group(3)), scope)
@@ -93,10 +99,14 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
             if text is None:
                 return None
             argv = [w.text for w in command_words(text)]
-            trace(shell, argv, scope)
+            if shell.bash:
+                trace(shell, argv, scope)
+            made += argv
             done = assign_words(shell, argv, scope)
         if not done:
             return None
+    if not shell.bash:
+        trace(shell, made, scope)
     shell.status = shell.substituted or 0
     return None
 

@@ -139,3 +139,14 @@ def test_a_declaration_utilitys_assignments_are_not_split(script: str) -> None:
 def test_a_declaration_utilitys_assignments_are_not_split_in_dash(script: str) -> None:
     """The same under ``sh -c``, compared with dash 0.5.12."""
     assert simulated_output(script) == real_output("dash", script)
+
+
+@pytest.mark.parametrize("script", [
+    "x=1 y=$x z=$((x+1)); echo $y $z; set -x; a=1 b=$a",
+    "x=2; x=1 y=$x; echo $y; a=$(echo 3) b=$?; echo $a $b",
+])
+def test_assignment_words_are_made_in_turn(script: str) -> None:
+    """``x=1 y=$x``: each assignment is expanded once the one before it is made (dash and bash;
+    bash traces each on its own line, dash the command once); the sim expanded them all first."""
+    _agree(script)
+    assert simulated_output(script) == real_output("dash", script)
