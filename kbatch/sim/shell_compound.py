@@ -2,9 +2,10 @@
 among other assignment words (``a=(x y) b=2``), or as operands of a declaration builtin
 (``declare -a a=(x) b=2``, ``local``, ``typeset``, ``export``, ``readonly``); bash(1) "Arrays".
 
-* A command of assignment words makes them one after the other, each as it comes: ``b=1
-  a=(…) b=2`` assigns ``b``, then ``a``, then ``b`` again (bash traces each on its own line, a
-  compound one as written). An arithmetic error in a subscript abandons the rest (expr.c
+* A command of assignment words makes them one after the other, each expanded once the one
+  before is made: ``b=1 a=(…) b=2`` assigns ``b``, then ``a``, then ``b`` again, and ``x=1 y=$x``
+  gives ``y`` 1, in dash too (bash traces each on its own line, a compound one as written; dash
+  the command once). An arithmetic error in a subscript abandons the rest (expr.c
   ``evalerror`` → ``DISCARD``): the assignments before it stay, those after it are not made.
 * A declaration's compound operands are made while its words are expanded, before the builtin
   runs (subst.c ``expand_declaration_argument``): each by an internal ``declare`` of the name with
