@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
-from kbatch.sim.shell_arith import ArithError
+from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
@@ -820,10 +820,21 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
             _set_options(shell, rest, scope)
         shell.status = 0
     elif name in TESTS:
-        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
+        _test(shell, argv, scope)
     else:
         shell.status = 0
         shell.spend(shell.default)
+
+
+def _test(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
+    """``test``, ``[``, ``[[`` (:func:`kbatch.sim.shell_eval.condition_status`); bash's ``[[`` with
+    arithmetic operands, whose error is ``[[: EXPR: …`` and status 1 (a subscript's ends the script)."""
+    arith = (lambda text: evaluate(text, scope, bash=True)) if shell.bash and argv[0] == "[[" else None
+    try:
+        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path), arith)
+    except ArithError as error:
+        shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
+        shell.status, shell.exited = 1, error.subscript
 
 
 def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:

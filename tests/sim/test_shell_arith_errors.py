@@ -69,3 +69,15 @@ def test_generated_expressions_fail_or_not_as_in_bash(expression: str) -> None:
     parentheses and a stray character prints what bash prints, and answers its status."""
     quoted = expression.replace("'", "'\\''")
     _agree(f"x=2; let '{quoted}'; echo $? $x")
+
+
+@pytest.mark.parametrize("script", [
+    "[[ 1/0 -eq 1 ]]; echo after $?", "[[ 1+1 -eq 2 ]] && echo yes; x=3; [[ x -gt 2 ]] && echo yes",
+    "[[ 08 -eq 8 ]]; echo $?", "[[ ' 2 ' -eq 2 ]]; echo $?; [[ '' -eq 0 ]]; echo $?; [[ a -eq 0 ]]; echo $?",
+    "a=(1); [[ a[1/0] -eq 1 ]]; echo never", "[[ ! 2 -eq 1+1 ]]; echo $?",
+])
+def test_double_bracket_integer_operands_are_arithmetic(script: str) -> None:
+    """bash's ``[[ A -eq B ]]`` (and ``-ne -lt -le -gt -ge``) evaluates both operands as
+    arithmetic expressions (bash(1) "CONDITIONAL EXPRESSIONS"), an error worded as ``[[: EXPR: …``
+    with status 1; the sim compared them as decimal integers (status 2 for ``1+1``)."""
+    _agree(script)
