@@ -19,14 +19,19 @@ and ``let``; bash(1) "ARITHMETIC EVALUATION") they are, before and after a varia
 (``i++`` is ``i``'s value before it is incremented), and so are ``**`` (exponentiation, right
 associative, above ``* / %`` and below the unary operators; a negative exponent is an error),
 ``,`` (both sides evaluated, the value the right one's) and array elements as variables
-(``(( seen[$k]++ ))``: an associative array's key a string, an indexed one's arithmetic).
+(``(( seen[$k]++ ))``: an associative array's key a string, an indexed one's arithmetic). bash
+reads its tokens and words its errors as :mod:`kbatch.sim.shell_arith_bash` does (``BASE#N``
+numbers; ``ArithError.bash_text``: ``1/0: division by 0 (error token is "0")``), and a variable's
+value is an expression of its own (``expr.c`` ``expr_streval``: ``x=1+2; $((x*2))`` is 6), nested
+at most 1024 deep (``expression recursion level exceeded``).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, MutableMapping, Sequence
 
+from kbatch.sim.shell_arith_bash import Lexed, bash_number, lex, message, worded
 from kbatch.sim.shell_positional import is_bash
 from kbatch.sim.shell_vars import ReadonlyError, assign, lookup, plain
 
@@ -34,9 +39,11 @@ __all__ = ["ArithError", "evaluate", "truncating_div", "truncating_mod", "wrap64
 
 _TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
                     r"(<<=|>>=|\*\*|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:()]))")
-_BASH_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)|\$?([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)|"
-                         r"(<<=|>>=|\*\*=|\*\*|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|"
-                         r"[-+*/%<>=!~&^|?:(),]))")
+_DECIMAL = re.compile(r"[+-]?(?:0|[1-9][0-9]*)")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?")
+_MAX_DEPTH = 1024  # ``MAX_EXPR_RECURSION_LEVEL``
+_BASH_WORDS = {"division by zero": "division by 0", "expecting ')'": "missing `)'",
+               "expecting ':'": "`:' expected for conditional expression"}
 _BINARY: list[frozenset[str]] = [  # loosest first; ``?:`` and assignment are handled apart
     frozenset({"||"}), frozenset({"&&"}), frozenset({"|"}), frozenset({"^"}), frozenset({"&"}),
     frozenset({"==", "!="}), frozenset({"<", "<=", ">", ">="}), frozenset({"<<", ">>"}),
@@ -47,9 +54,12 @@ _ASSIGN = frozenset({"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^="
 
 class ArithError(ValueError):
     """The expression cannot be evaluated (syntax, division by zero, a non-numeric variable).
-    ``bash_text``: bash's own words for it, when known (:func:`evaluate`)."""
+    ``bash_text``: bash's own words for it (:func:`evaluate` under bash); ``token``: the index of
+    the token bash names, when not the last it read (a divisor)."""
 
     bash_text = ""
+    token: int | None = None
+    subscript = False  # an array subscript's: bash abandons the command line (``shell_vars.evaluate``)
 
 
 def wrap64(value: int) -> int:
@@ -85,13 +95,12 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 }
 
 
-def _tokens(text: str, bash: bool = False) -> list[tuple[str, str]]:
-    """``(kind, text)`` pairs: kind ``n`` (number), ``v`` (variable) or ``o`` (operator)."""
+def _tokens(text: str) -> list[tuple[str, str]]:
+    """dash's ``(kind, text)`` pairs: kind ``n`` (number), ``v`` (variable) or ``o`` (operator)."""
     out: list[tuple[str, str]] = []
     pos, text = 0, text.rstrip()
-    token = _BASH_TOKEN if bash else _TOKEN
     while pos < len(text):
-        found = token.match(text, pos)
+        found = _TOKEN.match(text, pos)
         if found is None or found.end() == pos:
             raise ArithError(f"syntax error: {text[pos:].strip()!r}")
         number, name, op = found.groups()
@@ -115,9 +124,13 @@ class _Parser:
     """Precedence climbing over the tokens; evaluates as it parses. ``live`` False skips the
     effects (assignments, division errors) of an operand C would not evaluate (``0 && x=1``)."""
 
-    def __init__(self, tokens: list[tuple[str, str]], scope: MutableMapping[str, str],
-                 bash: bool = False) -> None:
-        self.tokens, self.pos, self.scope, self.bash = tokens, 0, scope, bash
+    def __init__(self, tokens: Sequence[tuple[str, str]], scope: MutableMapping[str, str],
+                 bash: bool = False, depth: int = 1) -> None:
+        self.tokens, self.scope, self.bash = tokens, scope, bash
+        self.pos = 0  # the next token's index: the one bash has read ahead (``curtok``)
+        self.depth = depth  # bash: how deep in variables' values (``expr_depth``)
+        self.text, self.named = "", 0  # bash: the expression, the variable token read last
+        self.spans: Sequence[tuple[int, int]] = ()  # bash: where each token is in ``text``
 
     def peek(self) -> str:
         at_operator = self.pos < len(self.tokens) and self.tokens[self.pos][0] == "o"
@@ -128,14 +141,39 @@ class _Parser:
             raise ArithError(f"expecting {op!r}")
         self.pos += 1
 
-    def variable(self, name: str) -> int:
+    def raw(self, name: str) -> str:
         scope = self.scope
-        raw = (scope.get(name, "") if plain(scope, name) else lookup(scope, name) or "").strip()
+        return scope.get(name, "") if plain(scope, name) else lookup(scope, name) or ""
+
+    def variable(self, name: str) -> int:
+        if self.bash:
+            return self.nested(self.raw(name))
+        raw = self.raw(name).strip()
         if not raw:
             return 0
         body = raw[1:] if raw[0] in "+-" else raw
         value = wrap64(_number(body if body else raw))
         return -value if raw[0] == "-" else value
+
+    def nested(self, value: str) -> int:
+        """bash: a variable's value evaluated as an expression one level deeper (``expr_streval``),
+        a chain of names (``x=y``, ``y=x``) followed without recursing; past ``_MAX_DEPTH`` levels
+        an error naming the expression at the last level and its variable."""
+        expression, start, depth = self.text, self.spans[self.named][0], self.depth
+        while True:
+            stripped = value.strip()
+            if not stripped:
+                return 0
+            if _DECIMAL.fullmatch(stripped):
+                return wrap64(int(stripped))
+            if depth >= _MAX_DEPTH:
+                error = ArithError("expression recursion level exceeded")
+                error.bash_text = worded(expression, start, "expression recursion level exceeded")
+                raise error
+            if not _NAME.fullmatch(stripped):
+                return evaluate(value, self.scope, True, depth + 1)
+            expression, start, depth = value, value.index(stripped[0]), depth + 1
+            value = self.raw(stripped)
 
     def store(self, name: str, value: int) -> None:
         """``name`` (bash: perhaps an array element, ``seen[$k]``) becomes ``value``."""
@@ -181,8 +219,12 @@ class _Parser:
         if self.peek() != "?":
             return test
         self.take("?")
-        then = self.expression(live and test != 0)
+        if self.bash and (self.pos >= len(self.tokens) or self.peek() == ":"):
+            raise ArithError("expression expected")  # ``expcond``
+        then = self.comma(live and test != 0) if self.bash else self.expression(live and test != 0)
         self.take(":")
+        if self.bash and self.pos >= len(self.tokens):
+            raise ArithError("expression expected")
         orelse = self.conditional(live and test == 0)
         return then if test != 0 else orelse
 
@@ -198,7 +240,12 @@ class _Parser:
                 right = self.binary(level + 1, live and not short)
                 left = int(left != 0 and right != 0) if op == "&&" else int(left != 0 or right != 0)
                 continue
+            at = self.pos
             right = self.binary(level + 1, live)
+            if live and right == 0 and op in ("/", "%") and self.bash:
+                error = ArithError("division by zero")
+                error.token = at  # bash names the divisor (``expmuldiv``)
+                raise error
             left = wrap64(_operate(op, left, right)) if live or op not in ("/", "%") else 0
         return left
 
@@ -235,17 +282,45 @@ class _Parser:
             return {"+": value, "-": wrap64(-value), "!": int(value == 0), "~": ~value}[op]
         if op == "(":
             self.take("(")
-            value = self.expression(live)
+            value = self.comma(live) if self.bash else self.expression(live)  # bash: ``EXP_LOWEST``
             self.take(")")
             return value
         if self.pos >= len(self.tokens) or self.tokens[self.pos][0] == "o":
             raise ArithError(f"syntax error: unexpected {op or 'end of expression'!r}")
         kind, text = self.tokens[self.pos]
+        if kind == "x":  # a token bash refused (:func:`_bash_text` words it)
+            raise ArithError(f"syntax error: {text!r}")
+        self.named = self.pos
         self.pos += 1
         if kind == "v" and self.peek() in ("++", "--"):
             self.pos += 1
             return self.step(text, self.tokens[self.pos - 1][1], True, live)
-        return wrap64(_number(text)) if kind == "n" else self.variable(text)
+        if kind == "n":
+            return bash_number(text) if self.bash else wrap64(_number(text))
+        if self.bash and self.peek() == "=":  # ``y/a=1``: bash does not read a variable before ``=``
+            return 0
+        return self.variable(text)
+
+
+class _Refusing(_Parser):
+    """bash's parser over tokens ending with one it refuses (:func:`kbatch.sim.shell_arith_bash.lex`):
+    reading it (moving to it) is the error, before the token before it acts (``++x@`` leaves ``x``),
+    as bash reads one token ahead."""
+
+    def __init__(self, tokens: Sequence[tuple[str, str]], scope: MutableMapping[str, str], depth: int,
+                 refused: int) -> None:
+        self.refused = refused
+        super().__init__(tokens, scope, True, depth)
+
+    @property
+    def pos(self) -> int:
+        return self._pos
+
+    @pos.setter
+    def pos(self, value: int) -> None:
+        self._pos = value
+        if value >= self.refused:
+            raise ArithError(f"syntax error: {self.tokens[self.refused][1]!r}")
 
 
 def _operate(op: str, left: int, right: int) -> int:
@@ -256,39 +331,50 @@ def _operate(op: str, left: int, right: int) -> int:
     return wrap64(pow(left, right, 1 << 64))
 
 
-def evaluate(text: str, scope: MutableMapping[str, str], bash: bool | None = None) -> int:
+def evaluate(text: str, scope: MutableMapping[str, str], bash: bool | None = None, depth: int = 1) -> int:
     """The value of the arithmetic expression ``text``; assignments in it update ``scope``.
-    An empty expression is 0 (dash: ``$(( ))`` is ``0``). ``bash``: with bash's operators (see
-    above); None: as the script's shell is (:func:`kbatch.sim.shell_positional.is_bash`)."""
+    An empty expression is 0 (dash: ``$(( ))`` is ``0``). ``bash``: with bash's operators and
+    words (see above; ``depth``: how deep in variables' values); None: as the script's shell is
+    (:func:`kbatch.sim.shell_positional.is_bash`)."""
     bash = is_bash(scope) if bash is None else bash
-    tokens = _tokens(text, bash)
+    lexed = lex(text) if bash else None
+    tokens = lexed.tokens if lexed is not None else _tokens(text)
     if not tokens:
         return 0
-    parser = _Parser(tokens, scope, bash)
-    try:
+    bad = lexed.bad if lexed is not None else None
+    # bash reads a refused token ahead, before acting on the one before, but ``++x++``'s second
+    # ``++`` only once ``x`` is incremented (``exp0`` reads on after the assignment)
+    eager = bad is not None and not bad[1].endswith("requires lvalue")
+    parser: _Parser | None = None
+    try:  # (a refused first token is read at once)
+        parser = _Refusing(tokens, scope, depth, bad[0]) if bad is not None and eager else \
+            _Parser(tokens, scope, bash, depth)
+        if lexed is not None:
+            parser.text, parser.spans = text, lexed.spans
         value = parser.comma(True) if bash else parser.expression(True)
         if parser.pos != len(tokens):
             raise ArithError(f"syntax error: {tokens[parser.pos][1]!r}")
     except ArithError as error:
-        if bash:
-            error.bash_text = _bash_text(text, str(error), parser.pos)
+        if lexed is not None and not error.bash_text:
+            error.bash_text = _bash_text(text, lexed, error, parser.pos if parser is not None else 0)
         raise
     return value
 
 
-def _bash_text(text: str, message: str, pos: int) -> str:
-    """bash's message (expr.c ``evalerror``): ``EXPR: WHAT (error token is "REST")``, REST the
-    expression from the token it stopped at (the divisor; the first word too many). Known for
-    those two errors only; empty for the others."""
-    if message == "division by zero":
-        what, pos = "division by 0", pos - 1
-    elif message.startswith("syntax error: '"):
+def _bash_text(text: str, lexed: Lexed, error: ArithError, pos: int) -> str:
+    """bash's line for ``error`` (:func:`kbatch.sim.shell_arith_bash.message`), the parser having
+    stopped at token ``pos``: a token bash refused once it had read it (bash reads one token
+    ahead, the one at ``pos``), else the error's own words, naming the token bash read last."""
+    said = str(error)
+    if said.endswith(": readonly variable"):
+        return said  # not ``evalerror``'s: the assignment's own
+    if lexed.bad is not None and lexed.bad[0] <= pos:
+        return message(text, lexed, lexed.bad[0], lexed.bad[1])
+    if said.startswith("syntax error: unexpected") or said.startswith("syntax error: operand expected"):
+        what = "syntax error: operand expected"
+    elif said.startswith("syntax error: '"):
         what = "syntax error in expression"
     else:
-        return ""
-    starts, at, text = [], 0, text.rstrip()
-    while at < len(text) and (found := _BASH_TOKEN.match(text, at)) is not None and found.end() > at:
-        starts.append(found.start() + len(found.group(0)) - len(found.group(0).lstrip()))
-        at = found.end()
-    rest = text[starts[pos]:] if 0 <= pos < len(starts) else ""
-    return f'{text.strip()}: {what} (error token is "{rest}")'
+        what = _BASH_WORDS.get(said, said)
+    index = error.token if error.token is not None else min(pos, len(lexed.tokens) - 1)
+    return message(text, lexed, index, what)

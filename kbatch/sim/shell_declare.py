@@ -33,8 +33,9 @@ from kbatch.sim.shell_arith import ArithError
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_nameref import bad_reference, circular, declared_name, local_name, unset_target
 from kbatch.sim.shell_print import function_text
-from kbatch.sim.shell_quote import double_quote, key_quote
+from kbatch.sim.shell_quote import double_quote
 from kbatch.sim.shell_run import Shell
+from kbatch.sim.shell_transform import array_value
 from kbatch.sim.shell_vars import (
     ARRAY_KEY,
     DECLARED,
@@ -44,20 +45,16 @@ from kbatch.sim.shell_vars import (
     attributes,
     deref,
     drop,
-    is_assoc,
     plain,
     set_attributes,
     snapshot,
-    subscripts,
     unset_element,
 )
 
-__all__ = ["DECLARE_COMMANDS", "arith_failed", "assign_words", "declare_compound"]
+__all__ = ["DECLARE_COMMANDS", "arith_failed", "assign_words", "declare_internal"]
 
 _WORD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?)(\+?)=(.*)$", re.DOTALL)
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*)\])?$", re.DOTALL)
-_COMPOUND = re.compile(r"^\s*(declare|typeset|local|export|readonly)((?:\s+[-+][A-Za-z]+)*)\s+"
-                       r"([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)\)\s*$", re.DOTALL)
 _FLAGS = "aAinrxlu"  # the order ``declare -p`` writes them in (bash ``var_attribute_string``)
 _UNEXPORTED = "-"  # an attribute letter: an environment variable ``export -n`` took the export from
 Command = Callable[[Shell, list[str], MutableMapping[str, str], Input], None]
@@ -146,7 +143,8 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
     if "p" in on:
         _print(shell, operands, scope, builtin, on.replace("p", ""))
         return
-    local = builtin == "local" or (builtin in ("declare", "typeset") and bool(shell.frames) and "g" not in on)
+    declaring = builtin in ("declare", "typeset", "")  # "": bash's internal one (:func:`declare_internal`)
+    local = builtin == "local" or (declaring and bool(shell.frames) and "g" not in on)
     if local and not _localize(shell, operands, scope, "n" in on + off):
         return
     letters = "".join(ch for ch in on if ch in _FLAGS and ch != "r")
@@ -167,11 +165,17 @@ def _declare(shell: Shell, args: list[str], scope: MutableMapping[str, str], bui
             set_attributes(scope, name, letters, off + DECLARED)
             scope[name] = found.group(3)
             continue
-        set_attributes(scope, name, letters + ("" if found or name in scope else DECLARED), off)
+        known = found or name in scope or attributes(scope, name)  # ``e=(); declare -a e``: still assigned
+        set_attributes(scope, name, letters + ("" if known else DECLARED), off)
         if "a" in letters and name in scope and ARRAY_KEY.format(name, 0) not in scope:
             scope[ARRAY_KEY.format(name, 0)] = scope[name]
-        if found is not None and not _assign(shell, scope, found.group(1), found.group(3),
-                                             found.group(2) == "+", builtin):
+        if found is not None and _string_compound(scope, found.group(1), found.group(3)):
+            from kbatch.sim.shell_compound import assign_array  # it runs declarations itself
+            compound = (name, found.group(2) == "+", found.group(3)[1:-1])
+            if not assign_array(shell, compound, scope, traced=False):
+                return
+        elif found is not None and not _assign(shell, scope, found.group(1), found.group(3),
+                                               found.group(2) == "+", builtin):
             return
         if "r" in on:  # ``declare -r x=1``: assigned, then protected
             set_attributes(scope, name, "r")
@@ -244,17 +248,10 @@ def _declaration(shell: Shell, scope: MutableMapping[str, str], name: str, built
         return f"{builtin} {name}{quoted}"
     head = f"declare -{letters or '-'} {name}"
     if "a" in letters or "A" in letters:
-        assoc = is_assoc(scope, name)
-        parts = [f"[{key_quote(sub) if assoc else sub}]={double_quote(_element(scope, name, sub))}"
-                 for sub in subscripts(scope, name)]
-        declared = DECLARED in attributes(scope, name) and not parts
-        return head if declared else f"{head}=({' '.join(parts)}{' ' if assoc and parts else ''})"
+        value = array_value(scope, name)
+        return head if value is None else f"{head}={value}"
     value = scope.get(name)
     return head if value is None else f"{head}={double_quote(value)}"
-
-
-def _element(scope: MutableMapping[str, str], name: str, sub: str) -> str:
-    return scope.get(ARRAY_KEY.format(name, sub), "")
 
 
 def _export(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
@@ -309,6 +306,9 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
                 raise ReadonlyError(name)
             else:
                 drop(scope, name)
+        except ArithError as error:  # ``unset 'a[1/0]'``: as ``a[1/0]=x``
+            arith_failed(shell, error)
+            return
         except ReadonlyError:
             if shell.bash:
                 _fail(shell, f"bash: unset: {name}: cannot unset: readonly variable", 1, False)
@@ -317,19 +317,20 @@ def _unset(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin
             return
 
 
-def declare_compound(shell: Shell, command: str,
-                     scope: MutableMapping[str, str]) -> tuple[str, bool, str] | None:
-    """``declare -A m=(…)`` and the like, the whole command: the declaration run (without the
-    value), and the compound assignment left to make, as :func:`kbatch.sim.shell_arrays.
-    compound_assignment` gives it; None for another command."""
-    if "=(" not in command:
-        return None
-    found = _COMPOUND.match(command)
-    if found is None:
-        return None
-    builtin, options, name, append, words = found.groups()
-    DECLARE_COMMANDS[builtin](shell, [*options.split(), name], scope, shell.stdin)
-    return None if shell.exited else (name, append == "+", words)
+def _string_compound(scope: MutableMapping[str, str], target: str, value: str) -> bool:
+    """``declare -a 'a=(1 2)'``, ``declare -A m=$v`` with ``v='([k]=v)'``: a value that reads
+    ``(…)`` given to an array (made so by the options or already one) is a compound assignment,
+    its words expanded once more (``builtins/declare.def``: ``compound_array_assign``)."""
+    return value[:1] == "(" and value[-1:] == ")" and "[" not in target and \
+        any(ch in attributes(scope, target) for ch in "aA")
+
+
+def declare_internal(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
+    """The ``declare`` bash runs for a declaration's compound operand before assigning it (subst.c
+    ``make_internal_declare`` calls ``declare_builtin`` whatever the command: ``local a=(1)``
+    outside a function makes a global ``a``; ``args``: the options it passes on and the name): a
+    refusal names no builtin and ends the script, an expansion's error."""
+    _declare(shell, args, scope, "")
 
 
 def _builtin(name: str) -> Command:

@@ -34,28 +34,31 @@ _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.
 _FILE_TESTS = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-L", "-p", "-r", "-s", "-S",
                          "-u", "-w", "-x", "-O", "-G", "-N"})
 FileTest = Callable[[str, str], bool]  # (primary such as "-f", path) -> holds
+Arith = Callable[[str], int]  # an operand's arithmetic value
 COMMAND_SUBSTITUTION = re.compile(r"\$\((?!\()")  # ``$( … )``, not ``$(( … ))``
 _SEQ = re.compile(r"\$\(\s*seq\s+([^)]*)\)")
 _BRACE = re.compile(r"\{(-?\d+)\.\.(-?\d+)\}")
 
 
-def condition_status(argv: list[str], files: FileTest | None = None) -> int:
-    """The exit status of ``test …``, ``[ … ]`` or ``[[ … ]]`` (``argv[0]`` names which)."""
+def condition_status(argv: list[str], files: FileTest | None = None, arith: Arith | None = None) -> int:
+    """The exit status of ``test …``, ``[ … ]`` or ``[[ … ]]`` (``argv[0]`` names which). ``arith``:
+    bash's ``[[``, whose integer operands are arithmetic expressions (bash(1) "CONDITIONAL
+    EXPRESSIONS": ``[[ 1+1 -eq 2 ]]``; its :class:`~kbatch.sim.shell_arith.ArithError` raised)."""
     name, args = argv[0], argv[1:]
     closing = {"[": "]", "[[": "]]"}.get(name)
     if closing is not None:
         if not args or args[-1] != closing:
             return 2
         args = args[:-1]
-    return _evaluate(args, glob=name == "[[", files=files)
+    return _evaluate(args, glob=name == "[[", files=files, arith=arith if name == "[[" else None)
 
 
-def _evaluate(args: list[str], glob: bool, files: FileTest | None) -> int:
+def _evaluate(args: list[str], glob: bool, files: FileTest | None, arith: Arith | None = None) -> int:
     if len(args) == 3 and (args[1] in _INT_OPS or args[1] in ("=", "==", "!=")):
-        return _binary(args[0], args[1], args[2], glob)  # XCU ``test``, 3 arguments: a binary
+        return _binary(args[0], args[1], args[2], glob, arith)  # XCU ``test``, 3 arguments: a binary
         # primary in the middle comes before a ``!`` first (``[ ! = ! ]`` compares)
     if args[:1] == ["!"]:
-        inner = _evaluate(args[1:], glob, files)
+        inner = _evaluate(args[1:], glob, files, arith)
         return inner if inner == 2 else 1 - inner
     if not args:
         return 1
@@ -71,14 +74,16 @@ def _evaluate(args: list[str], glob: bool, files: FileTest | None) -> int:
             return 0 if files is not None and files(op, value) else 1
         return 2
     if len(args) == 3:
-        return _binary(args[0], args[1], args[2], glob)
+        return _binary(args[0], args[1], args[2], glob, arith)
     return 2
 
 
-def _binary(left: str, op: str, right: str, glob: bool) -> int:
+def _binary(left: str, op: str, right: str, glob: bool, arith: Arith | None = None) -> int:
     if op in ("=", "==", "!="):
         same = fnmatch.fnmatchcase(left, right) if glob else left == right
         return 0 if same == (op != "!=") else 1
+    if op in _INT_OPS and arith is not None:
+        return 0 if _INT_OPS[op](arith(left), arith(right)) else 1
     if op in _INT_OPS:
         try:
             return 0 if _INT_OPS[op](int(left), int(right)) else 1

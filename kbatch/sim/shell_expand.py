@@ -28,7 +28,7 @@ from kbatch.sim.shell_params import Mode, ParamError, braced_end, expand_braced
 from kbatch.sim.shell_positional import positional, special
 from kbatch.sim.shell_scan import region_end
 from kbatch.sim.shell_transform import OPERATORS, transform, transform_all
-from kbatch.sim.shell_vars import ARRAY_KEY, deref, is_assoc, lookup, subscripts
+from kbatch.sim.shell_vars import ARRAY_KEY, DECLARATIONS, deref, is_assoc, lookup, subscripts
 
 __all__ = ["ARRAY_KEY", "array_keys", "dequote", "expand", "protect", "split_fields"]
 
@@ -66,7 +66,7 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
     if index in ("@", "*"):
         values = [_element(scope, name, sub) for sub in subscripts(scope, name)]
         if op is not None:
-            values = _transform_all(name, values, op, scope, status)
+            values = _transform_all(name, values, op, scope, status, double and index == "@")
         if not values and index == "@" and not count and double and fields:
             return None
         return str(len(values)) if count else _every(values, index == "*", double, fields, scope.get("IFS"))
@@ -84,13 +84,14 @@ def _array(found: re.Match[str], scope: MutableMapping[str, str], status: int, d
 
 
 def _transform_all(name: str, values: list[str], op: str, scope: MutableMapping[str, str],
-                   status: int) -> list[str]:
-    """``${NAME[@]@OP}``'s values (:func:`kbatch.sim.shell_transform.transform_all`)."""
+                   status: int, fields: bool) -> list[str]:
+    """``${NAME[@]@OP}``'s values (:func:`kbatch.sim.shell_transform.transform_all`); ``fields``:
+    ``"${a[@]@A}"``, whose ``declare`` is split by ``IFS`` (by a space when ``IFS`` is empty, as
+    bash separates ``"$@"``'s words then)."""
     elements = list(zip(subscripts(scope, name), values, strict=True))
-    done = transform_all(name, elements, op, scope, _prompt_expander(scope, status))
-    if done is None:
-        raise ParamError("Bad substitution")
-    return done
+    ifs = scope.get("IFS", _BLANKS) or " "
+    return transform_all(name, elements, op, scope, _prompt_expander(scope, status),
+                         (lambda text: split_fields(text, ifs)) if fields else None)
 
 
 def _prompt_expander(scope: MutableMapping[str, str], status: int) -> Callable[[str], str]:
@@ -166,10 +167,14 @@ def _escape(value: str, special: str) -> str:
 
 def expand(text: str, scope: MutableMapping[str, str], status: int,
            substitute: Substitute | None = None, quotes: bool = True, fields: bool = False,
-           nounset: bool = False) -> str:
+           nounset: bool = False, assigning: bool | None = None) -> str:
     """``text`` with its expansions done; raises :class:`~kbatch.sim.shell_arith.ArithError`.
     ``quotes=False``: quote characters are plain ones (a here-document's body, 2.7.4).
     ``fields=True``: the answer is read again as words, so produced values are :func:`protect`-ed.
+    ``assigning``: None, the words of a command's prefix that look like ``NAME=`` are assignments
+    (their values not split); True, ``text`` is one assignment's key or value (a compound
+    assignment's ``[K]=V``: not split); False, no word is an assignment (the plain words of a
+    compound assignment, ``a=(x=$v)``, are split as a command's arguments are).
     ``nounset`` (``set -u``): an unset parameter raises :class:`ParamError`. A backquoted
     substitution is read as its ``$( )`` (:mod:`kbatch.sim.shell_backquote`)."""
     if "`" in text:
@@ -179,6 +184,9 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
     out: list[str] = []
     pos, single, double = 0, False, False
     word, prefix = 0, True  # where the current word starts in ``text``; still in the assignments?
+    declaring = False  # after ``export``, ``local``…, whose ``NAME=V`` operands are assignments
+    if assigning is not None:
+        prefix = assigning
     while pos < len(text):
         ch = text[pos]
         if ch == "'" and not double and quotes:
@@ -191,9 +199,11 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             pos += 2
             continue
         elif ch in _BLANKS and not (single or double):
-            if pos > word:
-                prefix = prefix and _ASSIGNMENT.match(text, word) is not None
+            if pos > word and prefix and _ASSIGNMENT.match(text, word) is None:  # the command's name
+                prefix, declaring = False, assigning is None and text[word:pos] in DECLARATIONS
             word = pos + 1
+            if assigning is not None:
+                prefix = assigning
         elif ch == "$" and not single and (array := _ARRAY.match(text, pos + 1)) is not None:
             piece = _array(array, scope, status, double, fields)
             pos = array.end()
@@ -209,7 +219,8 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             pos = listed.end()
             continue
         elif ch == "$" and not single and (every := _ALL.match(text, pos + 1)) is not None:
-            assigned = prefix and _ASSIGNMENT.match(text, word) is not None  # ``x=$@``: one field
+            # ``x=$@``: one field
+            assigned = (prefix or declaring) and (assigning or _ASSIGNMENT.match(text, word) is not None)
             values = positional(scope)
             pos = every.end()
             empty = not values and "@" in every.group()
@@ -227,7 +238,7 @@ def expand(text: str, scope: MutableMapping[str, str], status: int,
             else:
                 (piece, end), words = _dollar(text, pos, scope, status, substitute, nounset), False
             if fields and not words and piece != text[pos:end]:  # produced, not left as written
-                assigned = prefix and _ASSIGNMENT.match(text, word) is not None
+                assigned = (prefix or declaring) and (assigning or _ASSIGNMENT.match(text, word) is not None)
                 piece = protect(piece, double, assigned, scope.get("IFS"))
             out.append(piece)
             pos = end

@@ -37,7 +37,13 @@ def arith_command(command: str) -> tuple[str, str] | None:
 
 
 def run_let(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:
-    """``let EXPR…``: each argument an expression; status 1 when the last is 0."""
+    """``let EXPR…``: each argument an expression; status 1 when the last is 0. A first ``--`` ends
+    the options; no expression is an error (bash ``builtins/let.def``)."""
+    args = args[1:] if args[:1] == ["--"] else args
+    if not args:
+        shell.error(f"{'bash' if shell.bash else 'sh'}: let: expression expected")
+        shell.status = 1
+        return
     _status(shell, args, scope, "let")
 
 
@@ -62,8 +68,15 @@ def _status(shell: Shell, expressions: list[str], scope: MutableMapping[str, str
         for expression in expressions:
             value = evaluate(expression, scope, bash=True)
     except ArithError as error:
-        where = f"{name}: {expressions[-1]}" if name == "((" else name
-        shell.error(f"{'bash' if shell.bash else 'sh'}: {where}: {error}")
+        if shell.bash and error.subscript:  # ``(( a[1/0] ))``: the script ends (``array_expand_index``)
+            shell.error(f"bash: {error.bash_text or error}")
+            shell.status, shell.exited = 1, True
+            return
+        if shell.bash:  # ``let: 1/0: division by 0 (error token is "0")`` (expr.c ``evalerror``)
+            shell.error(f"bash: {name}: {error.bash_text or error}")
+        else:
+            where = f"{name}: {expressions[-1]}" if name == "((" else name
+            shell.error(f"sh: {where}: {error}")
         shell.status = 1
         return
     shell.status = 0 if value != 0 else 1

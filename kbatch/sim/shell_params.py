@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable, MutableMapping
 from typing import Literal
 
-from kbatch.sim.shell_arith import evaluate
+from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_positional import is_bash, special
 from kbatch.sim.shell_scan import cuts, region_end
 from kbatch.sim.shell_transform import OPERATORS, transform
@@ -98,7 +98,11 @@ def expand_braced(inner: str, scope: MutableMapping[str, str], status: int, word
         return _test(name, value, op, arg, scope, word)
     value = _set(name, value, nounset)
     if op == ":":
-        return _substring(value or "", arg, scope, status, word)
+        try:
+            return _substring(value or "", arg, scope, status, word)
+        except ArithError as error:  # bash names the parameter (subst.c ``verify_substring_values``)
+            error.bash_text = error.bash_text and f"{name}: {error.bash_text}"
+            raise
     if op[0] == "/":
         return _replace(value or "", op, arg, word)
     if op[0] in "^,":

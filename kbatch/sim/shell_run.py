@@ -33,8 +33,8 @@ from itertools import pairwise
 
 from kbatch.sim.container_run import ContainerRun, parse_sleep
 from kbatch.sim.files import FileSystem, resolve
-from kbatch.sim.shell_arith import ArithError
-from kbatch.sim.shell_arrays import ELEMENT, compound_assignment, set_array, subscript_blanks
+from kbatch.sim.shell_arith import ArithError, evaluate
+from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
@@ -63,7 +63,7 @@ from kbatch.sim.shell_syntax import (
     split_pipeline,
 )
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
-from kbatch.sim.shell_vars import WARNINGS, ReadonlyError
+from kbatch.sim.shell_vars import DECLARATIONS, WARNINGS
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
@@ -585,13 +585,18 @@ def _expand_word(shell: Shell, text: str, scope: MutableMapping[str, str],
 
 
 def expand_text(shell: Shell, text: str, scope: MutableMapping[str, str], quotes: bool = True,
-                fields: bool = False) -> str | None:
-    """``text`` expanded (``fields``: to be read again as words), or None when the expansion failed
-    and the shell has exited."""
+                fields: bool = False, assigning: bool | None = None) -> str | None:
+    """``text`` expanded (``fields``: to be read again as words; ``assigning``: as
+    :func:`kbatch.sim.shell_expand.expand`'s), or None when the expansion failed and the shell has
+    exited."""
     try:
         return expand(text, scope, shell.status, lambda inner: _substitute(shell, inner, scope),
-                      quotes=quotes, fields=fields, nounset=shell.nounset)
-    except ArithError as error:  # dash: a non-interactive shell exits 2 on an expansion error
+                      quotes=quotes, fields=fields, nounset=shell.nounset, assigning=assigning)
+    except ArithError as error:  # a non-interactive shell exits on an expansion error: dash with 2,
+        if shell.bash and error.bash_text:  # bash -c with 1, in expr.c ``evalerror``'s words
+            shell.error(f"bash: {error.bash_text}")
+            shell.status, shell.exited = 1, True
+            return None
         shell.error(f"sh: arithmetic expression: {error}")
     except ParamError as error:  # ``${P?w}`` (2.6.2): the same, in dash's words
         shell.error(f"sh: {error}")
@@ -692,10 +697,13 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
-    if (compound := compound_assignment(command) or declare_compound(shell, command, scope)) is not None:
-        return _assign_array(shell, compound, scope)
-    if shell.exited:  # a declaration refused
-        return False
+    if (compound := compound_assignment(command)) is not None:
+        return assign_array(shell, compound, scope)
+    if (mixed := compound_words(command)) is not None:  # ``a=(x) b=2``, ``declare -a a=(x) b``
+        left = run_compound_words(shell, mixed, scope)
+        if left is None:
+            return not shell.exited
+        command = left
     if shell.bash and "{" in command:  # bash's brace expansion comes first
         command = brace_words(command)
     if (expression := arith_command(command)) is not None:
@@ -729,41 +737,21 @@ def _cond_words(argv: list[Word], raw: list[str]) -> list[Word]:
             for k, word in enumerate(argv)]
 
 
-def _assign_array(shell: Shell, compound: tuple[str, bool, str], scope: MutableMapping[str, str]) -> bool:
-    """bash's ``NAME=(WORDS)`` (:mod:`kbatch.sim.shell_arrays`): the words expanded as a command's."""
-    name, append, text = compound
-    if shell.bash:  # bash traces the words as written, before their expansion
-        trace_line(shell, f"{name}{'+' if append else ''}=({text})", scope)
-    text = subscript_blanks(text)  # ``[two words]=x``: one word
-    expanded = expand_text(shell, brace_words(text) if shell.bash else text, scope, fields=True)
-    if expanded is None:
-        return False
-    values = pathnames(shell, command_words(expanded))
-    if not shell.bash:
-        trace(shell, [f"{name}{'+' if append else ''}=({' '.join(values)})"], scope)
-    try:
-        set_array(scope, name, values, append)
-    except ReadonlyError:
-        return assign_words(shell, [f"{name}=()"], scope)  # refused as the assignment is
-    except ArithError as error:  # ``a=([1/0]=x)``: as ``a[1/0]=x`` is
-        arith_failed(shell, error)
-        return False
-    shell.status = shell.substituted or 0
-    return True
-
-
 def pathnames(shell: Shell, argv: Sequence[Word]) -> list[str]:
     """The command's arguments after pathname expansion (2.6.6, :mod:`kbatch.sim.shell_glob`): a
     pattern word becomes the sorted paths it matches, or stays when none does. Not for the prefix's
-    assignment words (2.9.1), nor inside bash's ``[[`` (its words are not expanded so), nor after
-    ``set -f``."""
+    assignment words (2.9.1) nor a declaration utility's (``export x=*``), nor inside bash's ``[[``
+    (its words are not expanded so), nor after ``set -f``."""
     if shell.noglob or not any(w.glob for w in argv) or argv[0].text == "[[":
         return [w.text for w in argv]
     out: list[str] = []
-    prefix = True
+    prefix, declaring = True, False
     for word in argv:
-        prefix = prefix and ASSIGNMENT.match(word.text) is not None
-        found = None if prefix or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
+        assignment = ASSIGNMENT.match(word.text) is not None
+        if prefix and not assignment:
+            prefix, declaring = False, word.text in DECLARATIONS
+        kept = (prefix or declaring) and assignment
+        found = None if kept or not word.glob else expand_pathname(word.glob, shell.cwd, shell.files.get())
         out.extend(found if found is not None else (word.text,))
     return out
 
@@ -832,10 +820,21 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
             _set_options(shell, rest, scope)
         shell.status = 0
     elif name in TESTS:
-        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path))
+        _test(shell, argv, scope)
     else:
         shell.status = 0
         shell.spend(shell.default)
+
+
+def _test(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> None:
+    """``test``, ``[``, ``[[`` (:func:`kbatch.sim.shell_eval.condition_status`); bash's ``[[`` with
+    arithmetic operands, whose error is ``[[: EXPR: …`` and status 1 (a subscript's ends the script)."""
+    arith = (lambda text: evaluate(text, scope, bash=True)) if shell.bash and argv[0] == "[[" else None
+    try:
+        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path), arith)
+    except ArithError as error:
+        shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
+        shell.status, shell.exited = 1, error.subscript
 
 
 def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:
@@ -912,7 +911,8 @@ def _sum_sleeps(words_: list[str]) -> float | None:
 
 
 from kbatch.sim.shell_commands import COMMANDS  # noqa: E402  (the commands take a Shell)
-from kbatch.sim.shell_declare import arith_failed, assign_words, declare_compound  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_compound import assign_array, compound_words, run_compound_words  # noqa: E402  (as COMMANDS)
+from kbatch.sim.shell_declare import assign_words  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_functions import call_function  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_let import arith_command, run_arith_command  # noqa: E402  (as COMMANDS)
 from kbatch.sim.shell_redirect import (  # noqa: E402  (as COMMANDS)

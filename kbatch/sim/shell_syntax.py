@@ -367,7 +367,7 @@ def _arith_for(items: list[tuple[Chain, bool]], i: int) -> tuple[Node, int]:
     init, condition, step = (part.strip() for part in parts)
 
     def arith(expression: str) -> tuple[Node, ...]:
-        return (Simple(((";", f"(( {expression} ))"),)),) if expression else ()
+        return (Simple(((";", f"(({expression}))"),)),) if expression else ()  # bash's words name it so
 
     loop = While(arith(condition or "1"), tuple(body), step=arith(step))
     end = _end(items, i, "done")

@@ -28,11 +28,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, MutableMapping
 
-__all__ = ["ARRAY_KEY", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError", "assign", "attributes",
-           "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes", "snapshot", "subscripts",
-           "unset_element"]
+__all__ = ["ARRAY_KEY", "DECLARATIONS", "DECLARED", "WARNINGS", "CircularReference", "ReadonlyError",
+           "assign", "attributes", "deref", "drop", "is_assoc", "lookup", "plain", "set_attributes",
+           "snapshot", "subscripts", "unset_element"]
 
 ARRAY_KEY = "{}[{}]"
+DECLARATIONS = frozenset({"export", "readonly", "local", "declare", "typeset"})
+"""The declaration utilities: their ``NAME=V`` operands are assignments, neither split nor globbed
+(XCU 2.9.1 "declaration utility"; dash 0.5.12 and bash alike)."""
 DECLARED = "."
 _ATTRS, _ORDER = "=@", "=["
 WARNINGS = "=~"
@@ -44,9 +47,16 @@ _ELEMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$", re.DOTALL)
 
 
 def evaluate(text: str, scope: MutableMapping[str, str], bash: bool = True) -> int:
-    """bash's arithmetic (:func:`kbatch.sim.shell_arith.evaluate`, which reads elements here)."""
+    """bash's arithmetic of a subscript (:func:`kbatch.sim.shell_arith.evaluate`, which reads
+    elements here); its error is marked ``subscript``: bash abandons the command line for it, even
+    inside ``(( ))`` or ``let`` (arrayfunc.c ``array_expand_index``: ``jump_to_top_level``)."""
+    from kbatch.sim.shell_arith import ArithError
     from kbatch.sim.shell_arith import evaluate as arithmetic  # each module uses the other
-    return arithmetic(text, scope, bash)
+    try:
+        return arithmetic(text, scope, bash)
+    except ArithError as error:
+        error.subscript = True
+        raise
 
 
 class CircularReference(Exception):
