@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,12 +42,14 @@ class Kbatch:
             from kbatch.cli.app import app
 
             res = self.runner.invoke(app, argv, input=input_)
+            gc.unfreeze()  # as below
             return Result(res.exit_code, res.stdout, res.stderr if res.stderr_bytes is not None else "")
         try:
             main(argv)
             code = 0
         except SystemExit as exit_:
             code = int(exit_.code or 0)
+        gc.unfreeze()  # a loaded image is frozen for the command's life (runtime/image.py); not the test's
         captured = self.capsys.readouterr()
         return Result(code, captured.out, captured.err)
 
