@@ -40,6 +40,7 @@ from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
     ACReconciler,
+    ActiveChanged,
     checks_using_cluster,
     checks_using_config,
 )
@@ -83,7 +84,10 @@ class _ConfigChecks:
 
 
 class _ClusterChecks:
-    """MultiKueueCluster events → the checks of the configs naming it (``mkClusterHandler``)."""
+    """MultiKueueCluster events → the checks of the configs naming it (``mkClusterHandler``, filtered by
+    :class:`.admissioncheck.ActiveChanged`); an update maps the new object only (``queue(newMKC)``)."""
+
+    maps_old_on_update = False
 
     def __init__(self, cache: Any) -> None:
         self.cache = cache
@@ -162,7 +166,7 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         .describe("MultiKueue's admission checks: Active from their clusters")
         .for_(AdmissionCheck)
         .watches(MultiKueueConfig, _ConfigChecks(ctx.cache))
-        .watches(MultiKueueCluster, _ClusterChecks(ctx.cache))
+        .watches(MultiKueueCluster, _ClusterChecks(ctx.cache), ActiveChanged())
         .complete(ACReconciler(mk))
     )
     if mgr.settings.on(QUOTA_AUTOMATION_GATE):  # controllers.go: newCQReconciler, with the gate
