@@ -32,7 +32,17 @@ from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import BadRequest, FieldError, Invalid
 from kbatch.api.go_unmarshal import declared_type_error, marshalled_numbers
 from kbatch.api.gonull import resolve_nulls
-from kbatch.api.gotypes import GO_DECODE, Bool, Duration, DurationPtr, Float64, GoType, Int32, ResourceName
+from kbatch.api.gotypes import (
+    GO_DECODE,
+    Bool,
+    Duration,
+    DurationPtr,
+    Float64,
+    GoQuantity,
+    GoType,
+    Int32,
+    ResourceName,
+)
 from kbatch.api.kueue_config_checks import (
     external_framework_errors,
     internal_cert_errors,
@@ -59,7 +69,6 @@ from kbatch.api.kueue_config_process import (
     VisibilityServerConfiguration,
 )
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
-from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
 from kbatch.api.validation import validate_label_selector
 
@@ -147,7 +156,7 @@ class ResourceTransformation(KubeModel):
     input: ResourceName = ""  # absent decodes as "", which validation does not refuse
     strategy: Annotated[str, GoType("ResourceTransformationStrategy")] | None = None
     multiply_by: ResourceName | None = None
-    outputs: Annotated[dict[str, Quantity], GoType("ResourceList", "v1")] | None = None
+    outputs: Annotated[dict[str, GoQuantity], GoType("ResourceList", "v1")] | None = None
 
 
 class Resources(KubeModel):
