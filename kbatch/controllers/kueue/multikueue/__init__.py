@@ -41,6 +41,7 @@ from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapt
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
     ACReconciler,
     ActiveChanged,
+    ClustersChanged,
     checks_using_cluster,
     checks_using_config,
 )
@@ -74,7 +75,10 @@ DISPATCHER = "kueue-multikueue-incremental-dispatcher"
 
 
 class _ConfigChecks:
-    """MultiKueueConfig events → the checks naming it (``mkConfigHandler``)."""
+    """MultiKueueConfig events → the checks naming it (``mkConfigHandler``, filtered by
+    :class:`.admissioncheck.ClustersChanged`); an update maps one name (``oldMKC.Name``, the new's)."""
+
+    maps_old_on_update = False
 
     def __init__(self, cache: Any) -> None:
         self.cache = cache
@@ -165,7 +169,7 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         b(AC_CONTROLLER)
         .describe("MultiKueue's admission checks: Active from their clusters")
         .for_(AdmissionCheck)
-        .watches(MultiKueueConfig, _ConfigChecks(ctx.cache))
+        .watches(MultiKueueConfig, _ConfigChecks(ctx.cache), ClustersChanged())
         .watches(MultiKueueCluster, _ClusterChecks(ctx.cache), ActiveChanged())
         .complete(ACReconciler(mk))
     )

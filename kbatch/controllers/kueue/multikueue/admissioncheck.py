@@ -38,6 +38,7 @@ __all__ = [
     "ACReconciler",
     "ActiveChanged",
     "ActiveState",
+    "ClustersChanged",
     "active_condition",
     "active_state",
     "checks_using_cluster",
@@ -101,6 +102,24 @@ class ActiveChanged:
 
     def delete(self, obj: MultiKueueCluster) -> bool:
         return True
+
+
+class ClustersChanged:
+    """``mkConfigHandler``'s filter: creates and deletes, and updates changing ``spec.clusters``
+    (``equality.Semantic.DeepEqual``: a missing list equals an empty one)."""
+
+    def create(self, obj: MultiKueueConfig) -> bool:
+        return True
+
+    def update(self, old: MultiKueueConfig, new: MultiKueueConfig) -> bool:
+        return _clusters(old) != _clusters(new)
+
+    def delete(self, obj: MultiKueueConfig) -> bool:
+        return True
+
+
+def _clusters(config: MultiKueueConfig) -> list[str]:
+    return list((config.spec.clusters if config.spec else None) or ())
 
 
 def checks_using_config(cache: Any, config_name: str) -> list[str]:

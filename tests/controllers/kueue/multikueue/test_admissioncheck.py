@@ -181,3 +181,21 @@ def test_cluster_losing_active_requeues_its_checks() -> None:
     world.manager.client.update_status(cluster)
     world.manager.run_until_idle()
     assert _check_reconciles(world) > before
+
+
+def test_config_update_keeping_its_clusters_requeues_no_check() -> None:
+    """``mkConfigHandler.Update`` queues the checks naming the config only when ``spec.clusters``
+    changes (``equality.Semantic.DeepEqual``): a label does not; a new cluster list does."""
+    world = MKWorld({"w1": "4"})
+    before = _check_reconciles(world)
+    config = edit(world.manager.client.get(MultiKueueConfig, "mkconf"))
+    config.metadata.labels = {"team": "a"}
+    world.manager.client.update(config)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) == before
+    config = edit(world.manager.client.get(MultiKueueConfig, "mkconf"))
+    config.spec.clusters = ["w1", "w2"]
+    world.manager.client.update(config)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) > before
+    assert _active(world.manager, "mk") == ("True", "SomeActiveClusters", "Missing clusters: [w2]")
