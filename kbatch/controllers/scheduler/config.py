@@ -64,6 +64,11 @@ class SchedulerConfigError(ValueError):
     """A configuration kube-scheduler would refuse; the message names the field path."""
 
 
+class SchedulerDecodingError(SchedulerConfigError):
+    """A value of the wrong JSON type, in the decoder's words (:func:`type_error`); in plugin args it
+    is wrapped with where the args are (:mod:`.profiles`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class PluginEntry:
     name: str
@@ -130,14 +135,14 @@ def invalid(path: str, value: Any, detail: str) -> SchedulerConfigError:
     return SchedulerConfigError(str(FieldError.invalid(path, value, detail)))
 
 
-def type_error(value: Any, field_path: str, go_type: str, *, numeric: bool = False) -> SchedulerConfigError:
+def type_error(value: Any, field_path: str, go_type: str, *, numeric: bool = False) -> SchedulerDecodingError:
     """kube-scheduler's decoding error for a value of the wrong JSON type (its ``--config`` file is
     decoded with sigs.k8s.io/json): ``field_path`` is Go's ``Struct.dotted.json.path``; ``numeric``:
     the Go type is a number, so a number names its text, else plain ``number`` (encoding/json
     ``literalStore``; :func:`~kbatch.api.go_unmarshal.cannot_unmarshal`)."""
     struct, _, path = field_path.partition(".")
     text = cannot_unmarshal(value, struct, path, go_type, integer=numeric, text=go_number)
-    return SchedulerConfigError(text)
+    return SchedulerDecodingError(text)
 
 
 def decode_int(value: Any, field_path: str, bits: int = 32) -> Any:

@@ -82,3 +82,26 @@ def test_bad_values_are_reported_as_kube_scheduler_does(doc: dict[str, Any], mes
         build_profiles(parse_config(doc), plugin_registry())
     assert message in str(err.value)
     assert "'" not in str(err.value)  # no Python repr of a string
+
+
+@pytest.mark.parametrize(("doc", "prefix"), [
+    (_args("InterPodAffinity", {"hardPodAffinityWeight": "x"}),
+     "decoding .profiles[0].pluginConfig[0]: decoding args for plugin InterPodAffinity: json: "),
+    (_config({"schedulerName": "a"}, {"schedulerName": "b", "pluginConfig": [
+        {"name": "NodeAffinity", "args": {}},
+        {"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": "ten"}}]}),
+     "decoding .profiles[1].pluginConfig[1]: decoding args for plugin DefaultPreemption: json: "),
+])
+def test_a_plugin_args_decoding_error_is_wrapped_with_where_it_is(doc: dict[str, Any], prefix: str) -> None:
+    """Plugin args are decoded as nested objects (kube-scheduler ``config/v1/types.go``:
+    ``KubeSchedulerConfiguration.DecodeNestedObjects`` wraps ``PluginConfig.decodeNestedObjects``'
+    error, itself wrapping the decoder's); the KubeSchedulerConfiguration's own fields are not."""
+    with pytest.raises(SchedulerConfigError) as err:
+        build_profiles(parse_config(doc), plugin_registry())
+    assert str(err.value).startswith(prefix)
+
+
+def test_a_top_level_decoding_error_is_not_wrapped() -> None:
+    with pytest.raises(SchedulerConfigError) as err:
+        parse_config(_config(percentageOfNodesToScore="abc"))
+    assert str(err.value).startswith("json: cannot unmarshal string")
