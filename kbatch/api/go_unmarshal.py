@@ -23,9 +23,10 @@ their Go types with :class:`~kbatch.api.gotypes.GoType`).
 
 from __future__ import annotations
 
+import json
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -39,6 +40,7 @@ from kbatch.api.gotypes import MAX_FLOAT32, GoType
 __all__ = [
     "RANGE_ERRORS",
     "TYPE_ERRORS",
+    "JsonNumber",
     "Spot",
     "cannot_unmarshal",
     "declared_type_error",
@@ -47,7 +49,10 @@ __all__ = [
     "is_model",
     "is_union",
     "json_kind",
+    "json_loads",
     "locate",
+    "marshalled",
+    "marshalled_numbers",
     "unwrap",
     "wire_fields",
 ]
@@ -88,11 +93,37 @@ def cannot_unmarshal(value: Any, struct: str, path: str, go_type: str, *, intege
     return f"json: cannot unmarshal {kind} into Go struct field {struct}.{path} of type {go_type}"
 
 
+class JsonNumber(float):
+    """A number of JSON text written with a fraction or an exponent, which keeps its literal: Go's
+    decoder names a number it cannot store by its text (``literalStore``: ``"number " + literal``),
+    and ``3.0``, ``3.00`` and ``3e0`` are one float."""
+
+    __slots__ = ("literal",)
+    literal: str
+
+    def __new__(cls, literal: str) -> JsonNumber:
+        number = super().__new__(cls, literal)
+        number.literal = literal
+        return number
+
+    def __reduce__(self) -> tuple[type[JsonNumber], tuple[str]]:
+        return (JsonNumber, (self.literal,))
+
+
+def json_loads(text: str) -> Any:
+    """JSON text as Go's decoder reads it: an integer literal an ``int``, any other number a
+    :class:`JsonNumber` (no YAML conversion comes between: see :func:`marshalled`)."""
+    return json.loads(text, parse_float=JsonNumber)
+
+
 def go_number(value: int | float) -> str:
     """A number as Go's ``json.Marshal`` writes it, which is how a YAML file's number reaches the
     decoder (sigs.k8s.io/yaml converts YAML to JSON that way): an integral float without a fraction,
     ``1e+21`` and up and below ``1e-6`` in exponent form (``encoding/json/encode.go``
-    ``floatEncoder``: ``1e-07`` written ``1e-7``)."""
+    ``floatEncoder``: ``1e-07`` written ``1e-7``). A :class:`JsonNumber` reached the decoder as its
+    own text."""
+    if isinstance(value, JsonNumber):
+        return value.literal
     if isinstance(value, int):
         return str(value)
     magnitude = abs(value)
@@ -102,6 +133,26 @@ def go_number(value: int | float) -> str:
         return f"{mantissa}e{sign}{digits.zfill(2) if sign == '+' else digits}"
     text = format(Decimal(repr(value)), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def marshalled(value: Any) -> Any:
+    """A YAML value as the decoder gets it: sigs.k8s.io/yaml ``YAMLToJSON`` reads a YAML number into
+    a float64 or an int and writes it back with ``json.Marshal``, so a whole-number float below
+    ``1e21`` is the integer of its text (``3.0`` → ``3``, which an ``int32`` field takes); any other
+    value, and a :class:`JsonNumber` (JSON text, decoded as written), is itself."""
+    if type(value) is float and value.is_integer() and abs(value) < 1e21:
+        return int(go_number(value))
+    return value
+
+
+def marshalled_numbers(data: Any) -> Any:
+    """``data`` (a YAML document, or a mapping taken as one) with every number :func:`marshalled`;
+    copied where it changes, never changed in place."""
+    if isinstance(data, Mapping):
+        return {k: marshalled_numbers(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [marshalled_numbers(v) for v in data]
+    return marshalled(data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,10 +24,18 @@ into a ``string``): ``json: cannot unmarshal number into Go value of type string
 :class:`GoType` names a field's Go type where a Python annotation cannot (``int32`` or ``int``, a
 named string type such as ``v1.ResourceName``): the decoder's type errors print it
 (:mod:`kbatch.api.go_unmarshal`). Each alias here carries its own.
+
+``resource.Quantity`` decodes itself too (apimachinery ``pkg/api/resource/quantity.go``
+``UnmarshalJSON``), and takes any JSON value: encoding/json hands an Unmarshaler the value's text
+(``literalStore``, and ``object``/``array`` before looking inside), from which it drops a string's
+quotes, trims blanks and runs ``ParseQuantity``; so ``true``, a list or an object fail as ``"abc"``
+does, with the parser's ``ErrFormatWrong``, which ends decoding as ParseDuration's error does
+(:data:`GoQuantity`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -35,6 +43,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from kbatch.api.cron import go_duration_seconds
+from kbatch.api.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = [
     "GO_DECODE",
@@ -43,6 +52,7 @@ __all__ = [
     "DurationPtr",
     "Float32",
     "Float64",
+    "GoQuantity",
     "GoType",
     "Int",
     "Int32",
@@ -116,3 +126,25 @@ def _text(value: Any) -> Any:
 _DURATION = GoType("Duration", "v1")
 DurationPtr = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), _DURATION]
 Duration = Annotated[str, BeforeValidator(_text), AfterValidator(_parsed), NullAs(""), _DURATION]
+
+
+def _quantity(value: Any) -> Any:
+    """``Quantity.UnmarshalJSON`` on the text of a decoded JSON value (``None``: see :class:`NullAs`
+    and :mod:`kbatch.api.gonull`)."""
+    from kbatch.api.go_unmarshal import go_number  # it imports this module
+
+    if value is None or isinstance(value, Quantity):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        text = go_number(value)  # the number's JSON text: a JSON file's literal, YAML's json.Marshal
+    else:
+        text = json.dumps(value)  # true, [..], {..}: never a quantity
+    try:
+        return parse_quantity(text)
+    except QuantityError as err:
+        raise PydanticCustomError(GO_DECODE, "{message}", {"message": str(err)}) from None
+
+
+GoQuantity = Annotated[Quantity, BeforeValidator(_quantity)]

@@ -30,9 +30,19 @@ from pydantic import ValidationError
 from kbatch.api.base import KubeModel, wire_validate
 from kbatch.api.cron import go_duration_seconds
 from kbatch.api.errors import BadRequest, FieldError, Invalid
-from kbatch.api.go_unmarshal import declared_type_error
+from kbatch.api.go_unmarshal import declared_type_error, marshalled_numbers
 from kbatch.api.gonull import resolve_nulls
-from kbatch.api.gotypes import GO_DECODE, Bool, Duration, DurationPtr, Float64, GoType, Int32, ResourceName
+from kbatch.api.gotypes import (
+    GO_DECODE,
+    Bool,
+    Duration,
+    DurationPtr,
+    Float64,
+    GoQuantity,
+    GoType,
+    Int32,
+    ResourceName,
+)
 from kbatch.api.kueue_config_checks import (
     external_framework_errors,
     internal_cert_errors,
@@ -59,7 +69,6 @@ from kbatch.api.kueue_config_process import (
     VisibilityServerConfiguration,
 )
 from kbatch.api.meta import LabelSelector, LabelSelectorRequirement
-from kbatch.api.quantity import Quantity
 from kbatch.api.selectors import Selector, selector_from_model
 from kbatch.api.validation import validate_label_selector
 
@@ -147,7 +156,7 @@ class ResourceTransformation(KubeModel):
     input: ResourceName = ""  # absent decodes as "", which validation does not refuse
     strategy: Annotated[str, GoType("ResourceTransformationStrategy")] | None = None
     multiply_by: ResourceName | None = None
-    outputs: Annotated[dict[str, Quantity], GoType("ResourceList", "v1")] | None = None
+    outputs: Annotated[dict[str, GoQuantity], GoType("ResourceList", "v1")] | None = None
 
 
 class Resources(KubeModel):
@@ -332,8 +341,11 @@ def _decode(data: Mapping[str, Any], v1beta1: bool) -> Configuration:
     ``UnmarshalTypeError`` (:func:`~kbatch.api.go_unmarshal.declared_type_error`; the serializer
     returns it without the strict errors); otherwise every unknown field is reported at once,
     sorted, as ``runtime.NewStrictDecodingError`` prints them. ``null`` is decoded as Go decodes it
-    (:mod:`kbatch.api.gonull`)."""
+    (:mod:`kbatch.api.gonull`); a number as the YAML serializer hands it over (a whole float an
+    integer, :func:`~kbatch.api.go_unmarshal.marshalled`) unless JSON text gave it
+    (:class:`~kbatch.api.go_unmarshal.JsonNumber`, :func:`kbatch.controllers.kueue.config.parse_config`)."""
     unknown: list[str] = []
+    data = marshalled_numbers(data)
     for path in V1BETA2_ONLY if v1beta1 else V1BETA1_ONLY:
         data = _split_off(data, path, "", unknown)
     for path in V1BETA1_POINTERS if v1beta1 else ():

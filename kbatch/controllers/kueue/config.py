@@ -21,6 +21,7 @@ from typing import Any
 
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.features import FeatureGateError, FeatureGates
+from kbatch.api.go_unmarshal import json_loads
 from kbatch.api.kueue_config import KueueConfig, load, shipped
 from kbatch.api.kueue_config_metrics import parse_entries, workload_sources
 from kbatch.controllers.kueue.gate_dependencies import gate_dependency_errors
@@ -61,7 +62,12 @@ class KueueSettings:
 
 
 def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
-    """A Configuration as a dict: ``raw`` is a mapping, YAML/JSON text or a path to a file."""
+    """A Configuration as a dict: ``raw`` is a mapping (taken as YAML), YAML/JSON text or a path to a
+    file. Kueue's ``fromFile`` decodes with a codec factory's ``UniversalDecoder``, whose recognizer
+    gives text starting with ``{`` (after blanks) to the JSON serializer and anything else to the YAML
+    one (apimachinery ``serializer/json/json.go`` ``RecognizesData``, ``util/yaml`` ``IsJSONBuffer``):
+    JSON text is decoded as written, a number keeping its literal (:func:`json_loads`), where YAML
+    goes through ``YAMLToJSON`` (:func:`~kbatch.api.go_unmarshal.marshalled`)."""
     if raw is None:
         return None
     if isinstance(raw, Mapping):
@@ -77,13 +83,24 @@ def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
         except OSError as err:
             raise Invalid(f"invalid Kueue configuration: cannot read {raw}: {err.strerror}") from None
     try:
-        docs = parse_documents(text, source)
+        docs = _json_document(text) or parse_documents(text, source)
     except ManifestError as err:
         raise Invalid(f"invalid Kueue configuration: {err}") from None
     if len(docs) != 1 or not isinstance(docs[0], dict):
         raise Invalid(f"invalid Kueue configuration: {source} must hold one Configuration object")
     _refuse_repeated_keys(text)
     return docs[0]
+
+
+def _json_document(text: str) -> list[Any] | None:
+    """The one document of JSON text, its numbers as written; ``None``: not JSON (kbatch then reads
+    it as YAML, whose flow style starts the same way)."""
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return [json_loads(text)]
+    except ValueError:
+        return None
 
 
 def _refuse_repeated_keys(text: str) -> None:

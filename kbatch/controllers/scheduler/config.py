@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kbatch.api.errors import FieldError
+from kbatch.api.go_unmarshal import cannot_unmarshal, go_number, json_kind, marshalled
 
 __all__ = [
     "API_VERSION",
@@ -61,6 +62,11 @@ _PROCESS_FIELDS = frozenset({
 
 class SchedulerConfigError(ValueError):
     """A configuration kube-scheduler would refuse; the message names the field path."""
+
+
+class SchedulerDecodingError(SchedulerConfigError):
+    """A value of the wrong JSON type, in the decoder's words (:func:`type_error`); in plugin args it
+    is wrapped with where the args are (:mod:`.profiles`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,36 +135,25 @@ def invalid(path: str, value: Any, detail: str) -> SchedulerConfigError:
     return SchedulerConfigError(str(FieldError.invalid(path, value, detail)))
 
 
-def _json_kind(value: Any) -> str:
-    """``json.UnmarshalTypeError.Value`` (encoding/json, as forked in sigs.k8s.io/json): the JSON
-    kind of the bad value; a number with its literal."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, int | float):
-        return f"number {value}"
-    if isinstance(value, list):
-        return "array"
-    return "object" if isinstance(value, Mapping) else "null"
-
-
-def type_error(value: Any, field_path: str, go_type: str) -> SchedulerConfigError:
+def type_error(value: Any, field_path: str, go_type: str, *, numeric: bool = False) -> SchedulerDecodingError:
     """kube-scheduler's decoding error for a value of the wrong JSON type (its ``--config`` file is
-    decoded with sigs.k8s.io/json): ``field_path`` is Go's ``Struct.dotted.json.path``."""
-    return SchedulerConfigError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field "
-                                f"{field_path} of type {go_type}")
+    decoded with sigs.k8s.io/json): ``field_path`` is Go's ``Struct.dotted.json.path``; ``numeric``:
+    the Go type is a number, so a number names its text, else plain ``number`` (encoding/json
+    ``literalStore``; :func:`~kbatch.api.go_unmarshal.cannot_unmarshal`)."""
+    struct, _, path = field_path.partition(".")
+    text = cannot_unmarshal(value, struct, path, go_type, integer=numeric, text=go_number)
+    return SchedulerDecodingError(text)
 
 
 def decode_int(value: Any, field_path: str, bits: int = 32) -> Any:
     """``value`` as Go decodes it into an ``int32``/``int64`` field (``None`` stays ``None``); any other
-    JSON value is a :func:`type_error`. A whole float is the integer YAML→JSON conversion makes of it."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
+    JSON value is a :func:`type_error`. A number is what YAML→JSON conversion hands the decoder
+    (:func:`~kbatch.api.go_unmarshal.marshalled`: a whole float below 1e21 an integer)."""
+    value = marshalled(value)
     if value is None or (isinstance(value, int) and not isinstance(value, bool)
                          and -(2 ** (bits - 1)) <= value < 2 ** (bits - 1)):
         return value
-    raise type_error(value, field_path, f"int{bits}")
+    raise type_error(value, field_path, f"int{bits}", numeric=True)
 
 
 def _go_path(path: str) -> str:
@@ -173,7 +168,7 @@ def _mapping(value: Any, path: str, go: tuple[str, str] | None = None) -> Mappin
     if not isinstance(value, Mapping):
         if go is not None:
             raise type_error(value, f"{go[0]}.{_go_path(path)}", go[1])
-        raise SchedulerConfigError(f"{path}: Invalid value: expected an object, got {_json_kind(value)}")
+        raise SchedulerConfigError(f"{path}: Invalid value: expected an object, got {json_kind(value)}")
     return value
 
 

@@ -35,6 +35,7 @@ from kbatch.controllers.scheduler.config import (
     ProfileConfig,
     SchedulerConfig,
     SchedulerConfigError,
+    SchedulerDecodingError,
     merge_plugin_set,
 )
 from kbatch.controllers.scheduler.framework import (
@@ -193,8 +194,23 @@ def _profile_points(registry: Registry, config: ProfileConfig) -> dict[str, Plug
             for point in ("multiPoint", *EXTENSION_POINTS)}
 
 
+def _new(registry: Registry, config: ProfileConfig, index: int, name: str, handle: Handle) -> Any:
+    """The plugin ``name`` built with its args; a decoding error in them wrapped as kube-scheduler's
+    nested-object decoding wraps it (k8s.io/kube-scheduler ``config/v1/types.go``:
+    ``KubeSchedulerConfiguration.DecodeNestedObjects`` around ``PluginConfig.decodeNestedObjects``).
+    kbatch decodes a plugin's args when it builds the plugin, upstream every entry at load."""
+    try:
+        return registry.new(name, config.plugin_config.get(name, {}), handle)
+    except SchedulerDecodingError as err:
+        if name not in config.plugin_config:
+            raise
+        entry = list(config.plugin_config).index(name)
+        raise SchedulerConfigError(f"decoding .profiles[{index}].pluginConfig[{entry}]: "
+                                   f"decoding args for plugin {name}: {err}") from None
+
+
 def _build_one(registry: Registry, config: ProfileConfig, percentage: int | None,
-               handle: Handle) -> Profile:
+               handle: Handle, index: int = 0) -> Profile:
     points = _profile_points(registry, config)
     names: list[str] = []
     for plugin_set in points.values():
@@ -202,7 +218,7 @@ def _build_one(registry: Registry, config: ProfileConfig, percentage: int | None
     for name in config.plugin_config:
         if name not in registry:
             raise SchedulerConfigError(f'plugin "{name}" does not exist')
-    plugins = {name: registry.new(name, config.plugin_config.get(name, {}), handle) for name in names}
+    plugins = {name: _new(registry, config, index, name, handle) for name in names}
     placed = _expanded(points, plugins)
     for point, entries in placed.items():
         for entry in entries:
@@ -234,8 +250,9 @@ def build_profiles(config: SchedulerConfig, registry: Registry,
 
     Every profile must sort the queue alike (upstream: ``queueSort`` must be the same for all
     profiles, there is one queue)."""
-    profiles = {p.scheduler_name: _build_one(registry, p, config.percentage_of_nodes_to_score, handle_for())
-                for p in config.profiles}
+    percentage = config.percentage_of_nodes_to_score
+    profiles = {p.scheduler_name: _build_one(registry, p, percentage, handle_for(), i)
+                for i, p in enumerate(config.profiles)}
     sorts = {name: (p.queue_sort.name if p.queue_sort else "") for name, p in profiles.items()}
     if len(set(sorts.values())) > 1:
         first = next(iter(sorts))

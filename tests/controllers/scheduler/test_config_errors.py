@@ -39,6 +39,20 @@ CASES: list[tuple[dict[str, Any], str]] = [
     (_config(percentageOfNodesToScore="abc"), _decoding("string", PERCENTAGE, "int32")),
     (_config(percentageOfNodesToScore=True), _decoding("bool", PERCENTAGE, "int32")),
     (_config(percentageOfNodesToScore=1.5), _decoding("number 1.5", PERCENTAGE, "int32")),
+    # a number names its literal only where the target is a number (encoding/json literalStore); the
+    # literal is the text json.Marshal writes for the YAML value (sigs.k8s.io/yaml YAMLToJSON)
+    (_config(percentageOfNodesToScore=2**31), _decoding("number 2147483648", PERCENTAGE, "int32")),
+    (_config(percentageOfNodesToScore=1e21), _decoding("number 1e+21", PERCENTAGE, "int32")),
+    (_config(percentageOfNodesToScore=1.2345678901234567e18),
+     _decoding("number 1234567890123456800", PERCENTAGE, "int32")),
+    ({**_config(), "profiles": 5},
+     _decoding("number", "KubeSchedulerConfiguration.profiles", "[]v1.KubeSchedulerProfile")),
+    (_config(5),  # type: ignore[arg-type]
+     _decoding("number", "KubeSchedulerConfiguration.profiles", "v1.KubeSchedulerProfile")),
+    (_config({"plugins": {"score": 2.5}}),
+     _decoding("number", "Plugins.profiles.plugins.score", "v1.PluginSet")),
+    (_config({"plugins": {"score": {"enabled": 1}}}),
+     _decoding("number", "PluginSet.profiles.plugins.score.enabled", "[]v1.Plugin")),
     (_config(percentageOfNodesToScore=101),
      "percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]"),
     (_score_weight("x"), _decoding("string", "Plugin.profiles.plugins.score.enabled.weight", "int32")),
@@ -68,3 +82,26 @@ def test_bad_values_are_reported_as_kube_scheduler_does(doc: dict[str, Any], mes
         build_profiles(parse_config(doc), plugin_registry())
     assert message in str(err.value)
     assert "'" not in str(err.value)  # no Python repr of a string
+
+
+@pytest.mark.parametrize(("doc", "prefix"), [
+    (_args("InterPodAffinity", {"hardPodAffinityWeight": "x"}),
+     "decoding .profiles[0].pluginConfig[0]: decoding args for plugin InterPodAffinity: json: "),
+    (_config({"schedulerName": "a"}, {"schedulerName": "b", "pluginConfig": [
+        {"name": "NodeAffinity", "args": {}},
+        {"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": "ten"}}]}),
+     "decoding .profiles[1].pluginConfig[1]: decoding args for plugin DefaultPreemption: json: "),
+])
+def test_a_plugin_args_decoding_error_is_wrapped_with_where_it_is(doc: dict[str, Any], prefix: str) -> None:
+    """Plugin args are decoded as nested objects (kube-scheduler ``config/v1/types.go``:
+    ``KubeSchedulerConfiguration.DecodeNestedObjects`` wraps ``PluginConfig.decodeNestedObjects``'
+    error, itself wrapping the decoder's); the KubeSchedulerConfiguration's own fields are not."""
+    with pytest.raises(SchedulerConfigError) as err:
+        build_profiles(parse_config(doc), plugin_registry())
+    assert str(err.value).startswith(prefix)
+
+
+def test_a_top_level_decoding_error_is_not_wrapped() -> None:
+    with pytest.raises(SchedulerConfigError) as err:
+        parse_config(_config(percentageOfNodesToScore="abc"))
+    assert str(err.value).startswith("json: cannot unmarshal string")

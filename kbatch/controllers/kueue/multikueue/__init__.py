@@ -40,6 +40,8 @@ from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.controllers.kueue.multikueue.adapters import JobAdapter, JobSetAdapter, MultiKueueAdapter
 from kbatch.controllers.kueue.multikueue.admissioncheck import (
     ACReconciler,
+    ActiveChanged,
+    ClustersChanged,
     checks_using_cluster,
     checks_using_config,
 )
@@ -73,7 +75,10 @@ DISPATCHER = "kueue-multikueue-incremental-dispatcher"
 
 
 class _ConfigChecks:
-    """MultiKueueConfig events → the checks naming it (``mkConfigHandler``)."""
+    """MultiKueueConfig events → the checks naming it (``mkConfigHandler``, filtered by
+    :class:`.admissioncheck.ClustersChanged`); an update maps one name (``oldMKC.Name``, the new's)."""
+
+    maps_old_on_update = False
 
     def __init__(self, cache: Any) -> None:
         self.cache = cache
@@ -83,7 +88,10 @@ class _ConfigChecks:
 
 
 class _ClusterChecks:
-    """MultiKueueCluster events → the checks of the configs naming it (``mkClusterHandler``)."""
+    """MultiKueueCluster events → the checks of the configs naming it (``mkClusterHandler``, filtered by
+    :class:`.admissioncheck.ActiveChanged`); an update maps the new object only (``queue(newMKC)``)."""
+
+    maps_old_on_update = False
 
     def __init__(self, cache: Any) -> None:
         self.cache = cache
@@ -161,8 +169,8 @@ def setup(mgr: KueueManager) -> MultiKueueContext:
         b(AC_CONTROLLER)
         .describe("MultiKueue's admission checks: Active from their clusters")
         .for_(AdmissionCheck)
-        .watches(MultiKueueConfig, _ConfigChecks(ctx.cache))
-        .watches(MultiKueueCluster, _ClusterChecks(ctx.cache))
+        .watches(MultiKueueConfig, _ConfigChecks(ctx.cache), ClustersChanged())
+        .watches(MultiKueueCluster, _ClusterChecks(ctx.cache), ActiveChanged())
         .complete(ACReconciler(mk))
     )
     if mgr.settings.on(QUOTA_AUTOMATION_GATE):  # controllers.go: newCQReconciler, with the gate

@@ -34,7 +34,16 @@ from kbatch.runtime.reconcile import Request, Result
 if TYPE_CHECKING:
     from kbatch.controllers.kueue.multikueue.context import MultiKueueContext
 
-__all__ = ["ACReconciler", "ActiveState", "active_state", "checks_using_cluster", "checks_using_config"]
+__all__ = [
+    "ACReconciler",
+    "ActiveChanged",
+    "ActiveState",
+    "ClustersChanged",
+    "active_condition",
+    "active_state",
+    "checks_using_cluster",
+    "checks_using_config",
+]
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,43 @@ def is_active(cluster: MultiKueueCluster | None) -> bool | None:
         c.type == CLUSTER_ACTIVE and c.status == "True"
         for c in (cluster.status.conditions if cluster.status else None) or ()
     )
+
+
+def active_condition(cluster: MultiKueueCluster) -> Condition | None:
+    return find_condition(cluster.status.conditions if cluster.status else None, CLUSTER_ACTIVE)
+
+
+class ActiveChanged:
+    """The MultiKueueCluster filter of ``mkClusterHandler`` (and of the ClusterQueue reconciler's
+    ``cqClusterHandler``): creates and deletes, and updates changing the cluster's ``Active`` condition's
+    status, reason or message (``cmpConditionState``); a label or another condition passes nothing."""
+
+    def create(self, obj: MultiKueueCluster) -> bool:
+        return True
+
+    def update(self, old: MultiKueueCluster, new: MultiKueueCluster) -> bool:
+        return not cmp_condition_state(active_condition(old), active_condition(new))
+
+    def delete(self, obj: MultiKueueCluster) -> bool:
+        return True
+
+
+class ClustersChanged:
+    """``mkConfigHandler``'s filter: creates and deletes, and updates changing ``spec.clusters``
+    (``equality.Semantic.DeepEqual``: a missing list equals an empty one)."""
+
+    def create(self, obj: MultiKueueConfig) -> bool:
+        return True
+
+    def update(self, old: MultiKueueConfig, new: MultiKueueConfig) -> bool:
+        return _clusters(old) != _clusters(new)
+
+    def delete(self, obj: MultiKueueConfig) -> bool:
+        return True
+
+
+def _clusters(config: MultiKueueConfig) -> list[str]:
+    return list((config.spec.clusters if config.spec else None) or ())
 
 
 def checks_using_config(cache: Any, config_name: str) -> list[str]:

@@ -35,10 +35,8 @@ from kbatch.api.kueue_v1beta2 import (
     MultiKueueCluster,
     MultiKueueConfig,
 )
-from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE
-from kbatch.api.meta import Condition, Resource
-from kbatch.api.policy_helpers import cmp_condition_state, find_condition
-from kbatch.controllers.kueue.multikueue.admissioncheck import checks_using_config
+from kbatch.api.meta import Resource
+from kbatch.controllers.kueue.multikueue.admissioncheck import ActiveChanged, checks_using_config
 from kbatch.controllers.kueue.multikueue.quota_reconciler import QUOTA_CONTROLLER, cluster_queues_using_check
 from kbatch.controllers.kueue.multikueue.remote import (
     ADDED,
@@ -112,24 +110,6 @@ class _ByName:
         return self.queues(self.cache, obj.metadata.name or "")
 
 
-def _active(cluster: MultiKueueCluster) -> Condition | None:
-    return find_condition(cluster.status.conditions if cluster.status else None, CLUSTER_ACTIVE)
-
-
-class _ActiveChanged:
-    """``cqClusterHandler``'s filter: creates and deletes, and updates changing the cluster's ``Active``
-    condition's status, reason or message (``cmpConditionState``)."""
-
-    def create(self, obj: MultiKueueCluster) -> bool:
-        return True
-
-    def update(self, old: MultiKueueCluster, new: MultiKueueCluster) -> bool:
-        return not cmp_condition_state(_active(old), _active(new))
-
-    def delete(self, obj: MultiKueueCluster) -> bool:
-        return True
-
-
 # a LocalQueue's ClusterQueue is immutable: its updates requeue nothing (``lqHandler``, the worker's
 # LocalQueue handler with no ``UpdateFunc``)
 _CREATE_DELETE = Funcs(update=False)
@@ -143,7 +123,7 @@ def local_event_handlers(mk: MultiKueueContext) -> list[tuple[type[Resource], Qu
         (LocalQueue, QueueingHandler(add, _cluster_queue_of, [_CREATE_DELETE])),
         (AdmissionCheck, QueueingHandler(add, _ByName(cache, _queues_of_check), [GenerationChanged()])),
         (MultiKueueConfig, QueueingHandler(add, _ByName(cache, _queues_of_config), [GenerationChanged()])),
-        (MultiKueueCluster, QueueingHandler(add, _ByName(cache, _queues_of_cluster), [_ActiveChanged()])),
+        (MultiKueueCluster, QueueingHandler(add, _ByName(cache, _queues_of_cluster), [ActiveChanged()])),
     ]
 
 

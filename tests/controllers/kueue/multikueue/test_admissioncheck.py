@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from kbatch import ControlPlane
+from kbatch.api import edit
 from kbatch.api.kueue_v1beta2 import AdmissionCheck, MultiKueueConfig
+from kbatch.api.meta import Condition
 from kbatch.controllers.kueue.multikueue.admissioncheck import active_state
 from kbatch.controllers.kueue.multikueue.configs import BadConfig
+from kbatch.controllers.kueue.multikueue.context import AC_CONTROLLER
 
 from .world import KUEUE, MKWorld, mk_check, mk_config
 
@@ -141,3 +144,58 @@ def test_a_worker_coming_back_reactivates_the_check() -> None:
     world.cut("w1", reachable=True)
     world.manager.advance(5)
     assert _active(world.manager, "mk") == ("True", "Active", "The admission check is active")
+
+
+def _check_reconciles(world: MKWorld) -> int:
+    return world.manager.manager.get(AC_CONTROLLER).reconciles
+
+
+@pytest.mark.parametrize("change", ["label", "status"])
+def test_cluster_update_keeping_active_requeues_no_check(change: str) -> None:
+    """``mkClusterHandler.Update`` queues the checks only when the cluster's ``Active`` condition changes
+    its status, reason or message (``cmpConditionState``): a label or another status condition does not."""
+    world = MKWorld({"w1": "4"})
+    assert _active(world.manager, "mk") == ("True", "Active", "The admission check is active")
+    before = _check_reconciles(world)
+    cluster = edit(world.cluster("w1"))
+    if change == "label":
+        cluster.metadata.labels = {"team": "a"}
+        world.manager.client.update(cluster)
+    else:
+        cluster.status.conditions.append(
+            Condition(type="Other", status="True", reason="R", message="m",
+                      last_transition_time=cluster.status.conditions[0].last_transition_time)
+        )
+        world.manager.client.update_status(cluster)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) == before
+
+
+def test_cluster_losing_active_requeues_its_checks() -> None:
+    """The other side: an ``Active`` change queues the checks of the configs naming the cluster."""
+    world = MKWorld({"w1": "4"})
+    before = _check_reconciles(world)
+    cluster = edit(world.cluster("w1"))
+    (active,) = [c for c in cluster.status.conditions if c.type == "Active"]
+    active.message = "changed by the test"
+    world.manager.client.update_status(cluster)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) > before
+
+
+def test_config_update_keeping_its_clusters_requeues_no_check() -> None:
+    """``mkConfigHandler.Update`` queues the checks naming the config only when ``spec.clusters``
+    changes (``equality.Semantic.DeepEqual``): a label does not; a new cluster list does."""
+    world = MKWorld({"w1": "4"})
+    before = _check_reconciles(world)
+    config = edit(world.manager.client.get(MultiKueueConfig, "mkconf"))
+    config.metadata.labels = {"team": "a"}
+    world.manager.client.update(config)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) == before
+    config = edit(world.manager.client.get(MultiKueueConfig, "mkconf"))
+    config.spec.clusters = ["w1", "w2"]
+    world.manager.client.update(config)
+    world.manager.run_until_idle()
+    assert _check_reconciles(world) > before
+    assert _active(world.manager, "mk") == ("True", "SomeActiveClusters", "Missing clusters: [w2]")
