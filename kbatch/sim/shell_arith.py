@@ -262,7 +262,7 @@ class _Parser:
 
     def step(self, name: str, op: str, after: bool, live: bool) -> int:
         """bash's ``++``/``--`` on ``name``: its value after (``++i``) or before (``i++``) the step."""
-        before = self.variable(name)
+        before = self.variable(name) if live or not self.bash else 0
         value = wrap64(before + (1 if op == "++" else -1))
         if live:
             self.store(name, value)
@@ -292,13 +292,14 @@ class _Parser:
             raise ArithError(f"syntax error: {text!r}")
         self.named = self.pos
         self.pos += 1
-        if kind == "v" and self.peek() in ("++", "--"):
+        if kind == "v" and self.peek() in ("++", "--"):  # ``x++``: stored before bash reads on (``x++@``)
+            value = self.step(text, self.tokens[self.pos][1], True, live)
             self.pos += 1
-            return self.step(text, self.tokens[self.pos - 1][1], True, live)
+            return value
         if kind == "n":
             return bash_number(text) if self.bash else wrap64(_number(text))
-        if self.bash and self.peek() == "=":  # ``y/a=1``: bash does not read a variable before ``=``
-            return 0
+        if self.bash and (self.peek() == "=" or not live):  # ``y/a=1``: bash does not read a variable
+            return 0  # before ``=``, nor one it does not evaluate (``expr_streval``: ``noeval`` is 0)
         return self.variable(text)
 
 

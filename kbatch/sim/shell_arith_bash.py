@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 __all__ = ["Lexed", "bash_number", "lex", "message", "worded"]
 
-_TOKEN = re.compile(r"(\d[0-9A-Za-z_@#]*)|\$?([A-Za-z_][A-Za-z0-9_]*)|"
+_TOKEN = re.compile(r"(\d[0-9A-Za-z_@#]*)|([A-Za-z_][A-Za-z0-9_]*)|"
                     r"(<<=|>>=|\*\*|\+\+|--|&&|\|\||<<|>>|<=|>=|==|!=|[-+*/%&^|]=|[-+*/%<>=!~&^|?:(),])")
 _BLANKS = " \t\n\r"  # ``cr_whitespace``
 _LEADING = " \t"  # ``evalerror`` skips these (``whitespace``)

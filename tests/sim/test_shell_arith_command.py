@@ -29,6 +29,9 @@ _BASH = ("bash",)
     "(( a[1] += a[0] * 2 )); i=0; (( a[i+1]++ )); echo ${a[@]}",
     # a compound assignment reads its variable before the right side assigns it (bash; dash after)
     "b=-2; (( b += b += 1 )); echo $b; b=-2; (( b -= b = 5 )); echo $b; b=-2; (( b *= (b = 3) )); echo $b",
+    # a variable not evaluated (after ``||``, ``&&``, ``?:``) is 0 unread (``expr_streval``'s ``noeval``)
+    "a=3; b=-2; (( 1 || 0 ** b )); echo $?; (( 0 && 0 ** b )); echo $?; (( 1 || 2 ** -1 )); echo $?",
+    "a=3; b=-2; (( 0 && a++ ** b )); echo $? $a; (( 1 ? 1 : 2 ** b )); echo $?",
 ])
 def test_arithmetic_commands_agree_with_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
