@@ -63,11 +63,12 @@ def run_arith_command(shell: Shell, command: tuple[str, str], scope: MutableMapp
 
 
 def _status(shell: Shell, expressions: list[str], scope: MutableMapping[str, str], name: str) -> None:
-    value = 0
+    value, shell.arith_error = 0, False
     try:
         for expression in expressions:
             value = evaluate(expression, scope, bash=True)
     except ArithError as error:
+        shell.arith_error = True
         if shell.bash and error.subscript:  # ``(( a[1/0] ))``: the script ends (``array_expand_index``)
             shell.error(f"bash: {error.bash_text or error}")
             shell.status, shell.exited = 1, True

@@ -149,6 +149,7 @@ class Shell:
         self.line = 1  # the script's line the running command is on (:meth:`error`'s prefix)
         self.line_base = 0  # ... the lines of the script it runs counted after this one (``$( )``)
         self.first_line = 1  # the line the running command starts on (a ``$( )`` in it counts from there)
+        self.arith_error = False  # the last ``(( ))`` could not be evaluated (ends a ``for ((…))``)
 
     def subshell(self, capture: bool = False) -> Shell:
         sub = Shell(self.default, self.files, capture)
@@ -530,6 +531,8 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
     if node.stdin:
         _with_input(shell, node, scope)
         return
+    if node.init and not _arith_run(shell, node.init, scope):
+        return
     status, shell.loops = 0, shell.loops + 1
     try:
         while True:
@@ -538,14 +541,17 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
                 going = _body(shell, node.condition, scope)
             if not going:  # ``while break; do``: ends the loop
                 break
+            if node.arith and shell.arith_error:
+                status = 1
+                break
             if shell.exited or (shell.status == 0) == node.until:
                 break
             going = _body(shell, node.body, scope)
             status = shell.status
             if not going or shell.exited:
                 break
-            run_nodes(shell, node.step, scope)
-            if shell.exited:
+            if not _arith_run(shell, node.step, scope):
+                status = 1
                 break
             if shell.fingerprint(scope) == before:
                 if shell.stop_matters() and shell.duration > started:
@@ -557,6 +563,16 @@ def _run_while(shell: Shell, node: While, scope: MutableMapping[str, str]) -> No
         shell.loops -= 1
     if not shell.exited:
         shell.status = status
+
+
+def _arith_run(shell: Shell, nodes: tuple[Node, ...], scope: MutableMapping[str, str]) -> bool:
+    """A ``for ((…))`` loop's INIT or STEP; False when the loop ends there: the shell exited, or
+    the expression failed, which ends the loop with status 1 (bash ``execute_arith_for_command``)."""
+    shell.arith_error = False
+    run_nodes(shell, nodes, scope)
+    if shell.arith_error and not shell.exited:
+        shell.status = 1
+    return not (shell.exited or shell.arith_error)
 
 
 def _run_case(shell: Shell, node: Case, scope: MutableMapping[str, str]) -> None:

@@ -108,6 +108,8 @@ class While:
     until: bool = False  # ``until``: the body runs while the condition fails
     stdin: str = ""  # ``done < FILE`` / ``done <<WORD`` (``while read l; do …; done < f``)
     step: tuple[Node, ...] = ()  # run after each iteration, ``continue`` too (bash's ``for ((…))``)
+    init: tuple[Node, ...] = ()  # bash's ``for ((…))``: run once before the first condition
+    arith: bool = False  # bash's ``for ((…))``: an arithmetic error in its expressions ends it with 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,14 +366,14 @@ def _arith_for(items: list[tuple[Chain, bool]], i: int) -> tuple[Node, int]:
         i += 1
     _, i = _strip(items, i, "do")
     body, i = _block(items, i, frozenset({"done"}))
-    init, condition, step = (part.strip() for part in parts)
+    # An expression keeps its trailing blanks, as bash's error words show them (``i<1/0 ``).
+    init, condition, step = (part if part.strip() else "" for part in parts)
 
     def arith(expression: str) -> tuple[Node, ...]:
         return (Simple(((";", f"(({expression}))"),)),) if expression else ()  # bash's words name it so
 
-    loop = While(arith(condition or "1"), tuple(body), step=arith(step))
-    end = _end(items, i, "done")
-    return (Group((*arith(init), loop)) if init else loop), end
+    loop = While(arith(condition or "1"), tuple(body), step=arith(step), init=arith(init), arith=True)
+    return loop, _end(items, i, "done")
 
 
 def _for(items: list[tuple[Chain, bool]], i: int) -> tuple[Node, int]:

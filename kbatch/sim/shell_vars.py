@@ -215,7 +215,11 @@ def _store(scope: MutableMapping[str, str], name: str, subscript: str, value: st
 
 
 def unset_element(scope: MutableMapping[str, str], name: str, subscript: str) -> None:
-    """``unset 'NAME[SUB]'``: the element gone (``0`` takes ``$NAME`` with it)."""
+    """``unset 'NAME[SUB]'``: the element gone (``0`` takes ``$NAME`` with it); nothing at all, the
+    subscript not even evaluated, when there is no ``NAME`` (bash ``unset_builtin`` finds no
+    variable)."""
+    if not _keys_of(scope, name):
+        return
     if "r" in attributes(scope, name):
         raise ReadonlyError(name)
     if not is_assoc(scope, name):

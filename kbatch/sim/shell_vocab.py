@@ -107,7 +107,7 @@ def _bodies(node: Node) -> list[Sequence[Node]]:
     if isinstance(node, For):
         return [node.body]
     if isinstance(node, While):
-        return [node.condition, node.body, node.step]
+        return [node.init, node.condition, node.body, node.step]
     if isinstance(node, Case):
         return [body for _, body in node.arms]
     if isinstance(node, Background | Redirected):

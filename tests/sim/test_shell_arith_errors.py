@@ -48,13 +48,23 @@ def test_an_arithmetic_error_is_worded_as_bash_words_it(expression: str) -> None
     "a=(1 2); unset 'a[1/0]'; echo after", "a=(1); (( a[1/0] = 2 )); echo after", "let 'a[2+]'; echo after",
     "x=abc; echo ${x:1/0}; echo after", "x=abc; echo ${x:1:2**-1}; echo after",
     "for ((i=0; i<1/0; i++)); do :; done; echo after", "let; echo $?; let --; echo $?; let -- 1+1; echo $?",
+    "x='$y'; y=5; echo $((x)); echo after", "unset 'a[1/0]'; echo $? after",
+    "declare -A m; unset 'm[1/0]'; echo $? after", "x=(); unset 'x[1/0]'; echo $? after",
+    "for ((i=0 ; i<1/0 ;  i++  )); do :; done; echo $? after",
+    "for ((i=1/0; i<3; i++)); do echo x; done; echo $?", "for ((i=0; i<3; i=1/0)); do echo x; done; echo $?",
+    "for (( ; ; )); do echo y; break; done; echo $?",
+    "x=2; let 'x++1x'; echo $? $x", "x=2; let '++x 1x'; echo $? $x", "x=2; let 'x-- 08'; echo $? $x",
 ])
 def test_an_arithmetic_error_elsewhere_is_worded_as_bash_words_it(script: str) -> None:
     """Subscripts and integer variables say the same, and a subscript's error ends the script even
     in ``(( ))`` and ``let`` (arrayfunc.c ``array_expand_index``); ``${x:OFF}`` names ``x``; a
     variable's value is an expression of its own (``y=x``, ``z='1 +'``: bash's ``expr_streval``),
     whose error names it; a chain that never ends is bash's ``expression recursion level exceeded``
-    (1024 levels). ``unset 'a[1/0]'`` raised out of the sim."""
+    (1024 levels). ``unset 'a[1/0]'`` raised out of the sim, and of no ``a`` it is nothing at all.
+    A variable's value is read by bash's own reader, which has no ``$`` (``x='$y'``). An error in a
+    ``for ((…))`` expression ends the loop with 1 (``execute_arith_for_command``), the expression
+    named with its trailing blanks. ``x++`` stores before bash reads the token after it; ``++x``
+    does not."""
     _agree(script)
 
 
