@@ -44,7 +44,7 @@ from kbatch.api.kueue_v1beta2.multikueue import CLUSTER_ACTIVE, CONFIG_SECRET_KE
 from kbatch.api.meta import Condition, Resource
 from kbatch.api.multicluster_v1alpha1 import ClusterProfile
 from kbatch.api.policy_helpers import cmp_condition_state, find_condition
-from kbatch.controllers.kueue.multikueue.context import AC_CONTROLLER, CLUSTER_CONTROLLER
+from kbatch.controllers.kueue.multikueue.context import CLUSTER_CONTROLLER
 from kbatch.controllers.kueue.multikueue.exec_credential import cluster_info, run_plugin
 from kbatch.controllers.kueue.multikueue.http_remote import HttpRemote
 from kbatch.controllers.kueue.multikueue.inprocess import workers_of
@@ -293,8 +293,6 @@ class Clusters:
         self.mk.set_condition(obj.status, new)
         with contextlib.suppress(Conflict, NotFound):
             self.mk.client.update_status(obj)
-        for check in _checks(self.mk, cluster.metadata.name or ""):
-            self.mk.enqueue(AC_CONTROLLER, Request("", check))
 
 
 class _WatchLost:
@@ -309,9 +307,3 @@ class _WatchLost:
             return
         if state.mark_disconnected(self.clusters.mk.now()):
             self.clusters.mk.enqueue(CLUSTER_CONTROLLER, Request("", self.name))
-
-
-def _checks(mk: MultiKueueContext, cluster: str) -> list[str]:
-    from kbatch.controllers.kueue.multikueue.admissioncheck import checks_using_cluster
-
-    return checks_using_cluster(mk.ctx.cache, cluster)
