@@ -25,8 +25,8 @@ from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Word, command_words
 
-__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "condition_status", "for_items", "seq_commands",
-           "substitutes"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "cond_primary", "condition_status", "for_items",
+           "seq_commands", "substitutes"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -65,17 +65,38 @@ def _evaluate(args: list[str], glob: bool, files: FileTest | None, arith: Arith 
     if len(args) == 1:
         return 0 if args[0] else 1
     if len(args) == 2:
-        op, value = args
-        if op == "-z":
-            return 0 if not value else 1
-        if op == "-n":
-            return 0 if value else 1
-        if op in _FILE_TESTS:
-            return 0 if files is not None and files(op, value) else 1
-        return 2
+        return _unary(args[0], args[1], files)
     if len(args) == 3:
         return _binary(args[0], args[1], args[2], glob, arith)
     return 2
+
+
+def _unary(op: str, value: str, files: FileTest | None) -> int:
+    if op == "-z":
+        return 0 if not value else 1
+    if op == "-n":
+        return 0 if value else 1
+    if op in _FILE_TESTS:
+        return 0 if files is not None and files(op, value) else 1
+    return 2
+
+
+def cond_primary(values: list[str], files: FileTest | None, arith: Arith | None) -> int:
+    """One primary of bash's ``[[`` (:mod:`kbatch.sim.shell_cond`), its operands expanded: ``OP
+    WORD`` or ``LEFT OP RIGHT``, the right of ``==``/``=``/``!=`` a glob pattern, of ``=~`` a Python
+    regular expression (status 2 when it does not compile), ``<``/``>`` the strings' order (bash's
+    ``execute_cmd.c`` ``execute_cond_node``: ``strcoll``; the C locale's is by code point)."""
+    if len(values) == 2:
+        return _unary(values[0], values[1], files)
+    left, op, right = values
+    if op in ("<", ">"):
+        return 0 if (left < right if op == "<" else left > right) else 1
+    if op == "=~":
+        try:
+            return 0 if re.search(right, left) else 1
+        except re.error:
+            return 2
+    return _binary(left, op, right, True, arith)
 
 
 def _binary(left: str, op: str, right: str, glob: bool, arith: Arith | None = None) -> int:

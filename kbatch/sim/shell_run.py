@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import re
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -36,7 +37,10 @@ from kbatch.sim.files import FileSystem, resolve
 from kbatch.sim.shell_arith import ArithError, evaluate
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_brace import brace_words
-from kbatch.sim.shell_eval import condition_status, for_items, seq_commands
+from kbatch.sim.shell_cond import Leaf as CondLeaf
+from kbatch.sim.shell_cond import Tree as CondTree
+from kbatch.sim.shell_cond import evaluate_cond, parse_cond
+from kbatch.sim.shell_eval import cond_primary, condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_fds import LogSink, Stream, rebound
 from kbatch.sim.shell_glob import expand_pathname
@@ -713,6 +717,9 @@ def _run_command(shell: Shell, command: str, scope: MutableMapping[str, str]) ->
         run_pipeline(shell, stages, scope)
         return True
     shell.substituted = None
+    if shell.bash and (tree := parse_cond(command)) is not None:
+        _run_cond(shell, tree, scope)
+        return not shell.exited
     if (compound := compound_assignment(command)) is not None:
         return assign_array(shell, compound, scope)
     if (mixed := compound_words(command)) is not None:  # ``a=(x) b=2``, ``declare -a a=(x) b``
@@ -851,6 +858,68 @@ def _test(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> Non
     except ArithError as error:
         shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
         shell.status, shell.exited = 1, error.subscript
+
+
+class _CondStop(Exception):
+    """An operand of ``[[`` failed to expand: the shell has exited."""
+
+
+def _run_cond(shell: Shell, tree: CondTree, scope: MutableMapping[str, str]) -> None:
+    """bash's ``[[ … ]]`` (:mod:`kbatch.sim.shell_cond`): its primaries evaluated in turn, each
+    expanded and traced only when reached."""
+    try:
+        shell.status = evaluate_cond(tree, lambda leaf: _cond_leaf(shell, leaf, scope))
+    except _CondStop:
+        return
+
+
+def _cond_leaf(shell: Shell, leaf: CondLeaf, scope: MutableMapping[str, str]) -> int:
+    """One primary of ``[[``: its operands expanded (not split, not globbed: bash(1) "[[
+    expression ]]"), traced as bash's ``xtrace_print_cond_term`` does, then tested
+    (:func:`kbatch.sim.shell_eval.cond_primary`); a pattern's quoted characters are literal."""
+    words = list(leaf.words) if len(leaf.words) > 1 else ["-n", leaf.words[0]]
+    operator = 0 if len(words) == 2 else 1
+    raw = [word if k == operator else _cond_word(shell, word, scope) for k, word in enumerate(words)]
+    trace_cond(shell, ["[[", *(["!"] if leaf.invert else []), *raw, "]]"], scope)
+    values = [word if k == operator else dequote(word) for k, word in enumerate(raw)]
+    if len(raw) == 3 and raw[1] in ("=", "==", "!="):
+        values[2] = dequote(raw[2], as_pattern=True)
+    elif len(raw) == 3 and raw[1] == "=~":
+        values[2] = _regex(raw[2])
+    try:
+        return cond_primary(values, lambda op, path: _file_test(shell, op, path),
+                            lambda text: evaluate(text, scope, bash=True))
+    except ArithError as error:  # the primary fails and the expression goes on (a subscript's ends the shell)
+        shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
+        if error.subscript:
+            shell.status, shell.exited = 1, True
+            raise _CondStop from error
+        return 1
+
+
+def _cond_word(shell: Shell, word: str, scope: MutableMapping[str, str]) -> str:
+    """An operand of ``[[`` expanded as one word, its quotes kept (as an assignment's value)."""
+    text = expand_text(shell, word, scope, fields=True, assigning=True)
+    if text is None:
+        raise _CondStop
+    return text
+
+
+def _regex(raw: str) -> str:
+    """The right of ``=~`` (expanded, quotes kept) as a Python regular expression: its quoted or
+    escaped characters literal (bash(1): "Any part of the pattern may be quoted to force the quoted
+    portion to be matched as a string")."""
+    marked = dequote(raw, escape=True)
+    out: list[str] = []
+    pos = 0
+    while pos < len(marked):
+        if marked[pos] == "\\" and pos + 1 < len(marked):
+            out.append(re.escape(marked[pos + 1]))
+            pos += 2
+            continue
+        out.append(marked[pos])
+        pos += 1
+    return "".join(out)
 
 
 def _set_options(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> None:

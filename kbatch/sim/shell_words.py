@@ -16,6 +16,7 @@ from functools import lru_cache
 from itertools import repeat
 from typing import NamedTuple
 
+from kbatch.sim.shell_cond import cond_spans
 from kbatch.sim.shell_glob import BRACKET, MARKS, QUESTION, STAR, literal
 from kbatch.sim.shell_scan import COMMENT, FREE, cuts, scan
 
@@ -86,10 +87,11 @@ def split_script(script: str,
         chain = []
         span[0] = span[1] = -1
 
+    conds = cond_spans(script)
     for pos, ch, depth, kind in scan(script, comments=True):
         if pos == skip or kind == COMMENT:
             continue
-        if depth or kind != FREE or ch not in _SEPARATORS:
+        if depth or kind != FREE or ch not in _SEPARATORS or _within(pos, conds):
             buf.append(ch)
             if not ch.isspace():
                 span[0], span[1] = pos if span[0] < 0 else span[0], pos
@@ -118,6 +120,12 @@ def split_script(script: str,
 _SEPARATORS = frozenset(";&|\n")
 
 
+def _within(pos: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``pos`` is inside one of the ``[[ … ]]`` commands at ``spans``: its ``&&``, ``||``
+    and newlines are the conditional expression's (:mod:`kbatch.sim.shell_cond`)."""
+    return any(start <= pos < end for start, end in spans)
+
+
 def _trim(command: str) -> str:
     """``command`` without the blanks around it, but an escaped last one (``w=\\ ``: the value is
     a space, 2.2.1)."""
@@ -143,8 +151,9 @@ def split_pipeline(command: str) -> list[str]:
         return [command]
     stages: list[str] = []
     begin = 0
+    conds = cond_spans(command)
     for pos in cuts(command, "|"):
-        if pos < begin:  # the ``|`` of a ``||``, or after ``|&``
+        if pos < begin or _within(pos, conds):  # the ``|`` of a ``||``, or after ``|&``, or a ``[[``'s
             continue
         both = command[pos + 1:pos + 2] == "&"
         stages.append(_trim(command[begin:pos]) + (" 2>&1" if both else ""))
