@@ -32,6 +32,7 @@ from kbatch.sim.shell_arrays import Item, set_array, subscript_blanks
 from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_expand import dequote
 from kbatch.sim.shell_quote import single_quote
+from kbatch.sim.shell_redirect import run_with_redirections
 from kbatch.sim.shell_run import Shell, expand_text, pathnames
 from kbatch.sim.shell_scan import COMMENT, FREE, scan
 from kbatch.sim.shell_trace import trace, trace_line
@@ -71,18 +72,42 @@ def raw_words(text: str) -> list[str]:
 def compound_words(command: str) -> list[str] | None:
     """The words of a command that makes a compound assignment among others (assignment words
     only, or a declaration builtin's operands), or of assignment words a later one of which
-    expands something an earlier one may set (``x=1 y=$x``: dash and bash assign in turn); None
-    for any other command."""
+    expands something an earlier one may set (``x=1 y=$x``: dash and bash assign in turn), those
+    with redirections too (``x=1 y=$x >/dev/null``, ``x=1 >$x``); None for any other command."""
     compound, command = "=(" in command, command.strip()
     if not compound and not (("$" in command or "`" in command) and _ASSIGNMENT.match(command)
-                             and _LATER_ASSIGNMENT.search(command)):
+                             and (_LATER_ASSIGNMENT.search(command) or ">" in command or "<" in command)):
         return None
     words = raw_words(command)
     if compound and not any(_COMPOUND.match(word) for word in words):
         return None
-    if all(_ASSIGNMENT.match(word) for word in words) and (compound or len(words) > 1):
+    assignments, redirections = _redirections(words)
+    if assignments and all(_ASSIGNMENT.match(word) for word in assignments) and (
+            compound or len(assignments) > 1 or redirections):
         return words
     return words if compound and words[0] in DECLARATIONS else None
+
+
+_REDIRECTION = re.compile(r"^(?:\d*|&)(?:>>?|<(?!<)|>&|<&|>\|)")  # a redirection as written (no heredoc)
+
+
+def _redirections(words: list[str]) -> tuple[list[str], list[str]]:
+    """``words`` (as written) parted into the other words and the redirections (an operator
+    written apart from its target takes the next word: ``> f``)."""
+    others: list[str] = []
+    found: list[str] = []
+    pos = 0
+    while pos < len(words):
+        word = words[pos]
+        pos += 1
+        if (op := _REDIRECTION.match(word)) is None:
+            others.append(word)
+            continue
+        found.append(word)
+        if op.end() == len(word) and pos < len(words):
+            found.append(words[pos])
+            pos += 1
+    return others, found
 
 
 def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> str | None:
@@ -91,6 +116,20 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
     names in their place (None: the shell has exited)."""
     if words[0] in DECLARATIONS:
         return _declaration(shell, words, scope)
+    words, redirections = _redirections(words)
+    if not redirections:
+        _assign_in_turn(shell, words, scope)
+    elif shell.bash:  # ``execute_null_command``: the assignments, then the redirections, expanded after them
+        if _assign_in_turn(shell, words, scope):
+            run_with_redirections(shell, " ".join(redirections), scope, lambda: None)
+    else:  # dash opens the redirections first, the assignments' expansions inside them
+        run_with_redirections(shell, " ".join(redirections), scope,
+                              lambda: _assign_in_turn(shell, words, scope))
+    return None
+
+
+def _assign_in_turn(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> bool:
+    """Assignment words (as written) each expanded and made in turn; False when one failed."""
     made: list[str] = []  # dash traces them on one line, once made
     for word in words:
         if (found := _COMPOUND.match(word)) is not None:
@@ -98,18 +137,18 @@ def run_compound_words(shell: Shell, words: list[str], scope: MutableMapping[str
         else:
             text = expand_text(shell, word, scope, fields=True)
             if text is None:
-                return None
+                return False
             argv = [w.text for w in command_words(text)]
             if shell.bash:
                 trace(shell, argv, scope)
             made += argv
             done = assign_words(shell, argv, scope)
         if not done:
-            return None
+            return False
     if not shell.bash:
         trace(shell, made, scope)
     shell.status = shell.substituted or 0
-    return None
+    return True
 
 
 def _declaration(shell: Shell, words: list[str], scope: MutableMapping[str, str]) -> str | None:

@@ -21,7 +21,8 @@ from kbatch.sim.shell_syntax import Node, Redirected, Word, command_words, words
 from kbatch.sim.shell_trace import trace
 from kbatch.sim.shell_vocab import READS_STDIN, first_unmodelled, modelled
 
-__all__ = ["loop_input", "run_compound_redirected", "run_pipeline", "run_redirected"]
+__all__ = ["loop_input", "run_compound_redirected", "run_pipeline", "run_redirected",
+           "run_with_redirections"]
 
 _REDIRECT = re.compile(r"^(\d*|&)(>>?|<)(.*)$")  # a redirection word: fd, operator, target (or none)
 
@@ -138,6 +139,18 @@ def run_redirected(shell: Shell, argv: list[Word], scope: MutableMapping[str, st
         _exec(shell, where, scope)
         return
     _redirected(shell, where, scope, lambda stdin: run_simple(shell, args, scope, stdin))
+
+
+def run_with_redirections(shell: Shell, text: str, scope: MutableMapping[str, str],
+                          run: Callable[[], object]) -> None:
+    """``run`` under the redirections written in ``text``, expanded now (an assignment-only command's,
+    :mod:`kbatch.sim.shell_compound`); a failure to open one is the command's status, ``run`` not run."""
+    def body(_stdin: Input) -> None:
+        run()
+
+    expanded = expand_text(shell, text, scope, fields=True)
+    if expanded is not None:
+        _redirected(shell, _redirections(command_words(expanded))[1], scope, body)
 
 
 def run_compound_redirected(shell: Shell, node: Redirected, scope: MutableMapping[str, str]) -> None:

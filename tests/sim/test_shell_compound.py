@@ -150,3 +150,18 @@ def test_assignment_words_are_made_in_turn(script: str) -> None:
     bash traces each on its own line, dash the command once); the sim expanded them all first."""
     _agree(script)
     assert simulated_output(script) == real_output("dash", script)
+
+
+@pytest.mark.parametrize("script", [
+    "x=1 y=$x >/dev/null; echo \"$y\"; x=2 y=$x 2>&1; echo \"$y\"; y=5 x=1 y=$x$y 2>/dev/null; echo $y",
+    "a=(x y) >/dev/null; echo \"${a[@]}\"; a=(p q) b=$a >/dev/null; echo \"${a[@]} $b\"",
+    f"{SETUP}x=1 y=$x >f; echo \"$y\"; ls; x=$(echo hi) >g; echo \"$x\"; cat g; echo end",
+    "x=1 >/dev/null y=$x; echo $y; set -x; a=(1 2) b=$a >/dev/null; x=$(echo q) y=$x 2>&1",
+    f"{SETUP}x=$(echo hi >&2) 2>/dev/null; echo \"[$x]\"; x=1 >$x; ls; echo $?",
+])
+def test_assignment_words_with_a_redirection_are_made_in_turn(script: str) -> None:
+    """An assignment-only command with a redirection (``x=1 y=$x >/dev/null``, ``a=(x y) >f``)
+    assigns as one without: in turn, each expansion seeing the earlier assignments, then the
+    redirections, expanded after them (bash's ``execute_null_command``); the sim expanded all
+    the words first (``y`` empty) and left a compound assignment undone."""
+    _agree(script)
