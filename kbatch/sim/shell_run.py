@@ -795,8 +795,28 @@ def _exec_command(shell: Shell, argv: list[str], scope: MutableMapping[str, str]
     shell.exited = True
 
 
+def _command_builtin(shell: Shell, name: str, rest: list[str], scope: MutableMapping[str, str],
+                     stdin: Input | None) -> None:
+    """``command [-p] [--] NAME [ARG…]`` / ``builtin [--] NAME [ARG…]`` (bash(1) "SHELL BUILTIN
+    COMMANDS"; ``builtins/command.def``, ``builtin.def``): NAME run as a builtin or a program, no
+    function of that name; ``builtin`` of no builtin is an error (``not a shell builtin``, 1).
+    Nothing to run is status 0. Its words were expanded as any command's: bash 5.2 outside POSIX
+    mode makes no declaration utility of ``command export`` (``X=$v`` split)."""
+    while rest and rest[0] in (["-p", "--"] if name == "command" else ["--"]):
+        rest = rest[1:]
+    if not rest:
+        shell.status = 0
+    elif name == "builtin" and (rest[0] in EXTERNAL or rest[0] not in _SHELL_BUILTINS):
+        shell.error(f"bash: builtin: {rest[0]}: not a shell builtin")
+        shell.status = 1
+    else:
+        run_simple(shell, rest, scope, stdin, functions=False)
+
+
 def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
-               stdin: Input | None = None) -> None:
+               stdin: Input | None = None, functions: bool = True) -> None:
+    """One simple command's expanded words (``functions``: a function of the name may run, not
+    so after ``command`` or ``builtin``)."""
     if "=" in argv[0] and all(ASSIGNMENT.match(word) or ELEMENT.match(word) for word in argv):  # ``x=1 2>&-``
         if assign_words(shell, argv, scope):
             shell.status = shell.substituted or 0
@@ -822,8 +842,11 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     if name == "exec" and rest:
         _exec_command(shell, rest, scope, stdin)
         return
+    if name in ("command", "builtin"):
+        _command_builtin(shell, name, rest, scope, stdin)
+        return
     command = COMMANDS.get(name)
-    function = shell.functions.get(name)
+    function = shell.functions.get(name) if functions else None
     external = function is None and (name in EXTERNAL or (command is None and name not in _BUILTIN_NAMES))
     shell.exec_pid = shell.pids.fork() if external else None
     if function is not None:
@@ -958,6 +981,10 @@ def option_letters(shell: Shell) -> str:
 
 
 _BUILTIN_NAMES = frozenset({"break", "continue"}) | BUILTINS | TESTS
+_SHELL_BUILTINS = (_BUILTIN_NAMES - {"[["}) | {
+    "command", "builtin", "exec", "exit", "true", "false", ":", "echo", "wait", "cd", "let", "trap", "printf",
+    "read", "shift", "local", "return", "pwd", "export", "unset", "readonly", "declare", "typeset", "eval"}
+"""What ``builtin`` runs: bash's builtins among the commands modelled (``[[`` is a keyword)."""
 _SET_FLAGS = {"f": "noglob", "e": "errexit", "u": "nounset", "x": "xtrace"}
 _SET_NAMES = frozenset({"noglob", "pipefail", "errexit", "nounset", "xtrace"})
 

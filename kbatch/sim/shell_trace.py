@@ -66,6 +66,10 @@ def trace(shell: Shell, argv: Sequence[str], scope: MutableMapping[str, str]) ->
     if not rest:
         return
     trace_line(shell, " ".join(bash_quote(word) for word in rest), scope)
+    while rest[0] in ("command", "builtin") and len(rest) > 1:  # the builtin they run traces the same
+        rest = rest[2:] if rest[1] in ("-p", "--") else rest[1:]
+        if not rest:
+            return
     if rest[0] in ("export", "readonly"):  # bash 5.2 traces the assignments they make
         for word in rest[1:]:
             if ASSIGNMENT.match(word):

@@ -67,6 +67,11 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         operands = _operands(rest)  # command, that command (not a function), without options
         return not operands or (not operands[0].startswith("-") and not ASSIGNMENT.match(operands[0])
                                 and modelled(operands))  # ``exec X=1 cmd``: ``X=1`` is the program
+    if name in ("command", "builtin"):  # the command they run, no function (bash ``command``, ``builtin``)
+        operands = _operands(rest)
+        while operands and operands[0] in ("-p", "--"):
+            operands = operands[1:]
+        return not operands or (not operands[0].startswith("-") and modelled(operands))
     return (name in KNOWN and env_modelled(name, _operands(rest))) or name in functions or "$" in name
 
 

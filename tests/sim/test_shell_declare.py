@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kbatch.sim.command import interpret
-from tests.sim.real_shell import SHELLS, agree
+from kbatch.sim.shell_vocab import modelled
+from tests.sim.real_shell import SETUP, SHELLS, agree, real_output, simulated_output
 
 _BASH = ("bash",)
 _DASH = tuple(shell for shell in SHELLS if shell == "dash")  # the ``sh`` the simulated one follows
@@ -117,3 +118,31 @@ def test_generated_values_print_as_bash_declares_them(value: str, option: str) -
     compound = {"-a": f"v=({quoted})", "-A": f"v=([{quoted}]={quoted})" if value else "v=()"}
     assign = compound.get(option, f"v={quoted}")
     agree(f"declare {option or '--'} {assign}; declare -p v", _BASH, as_bash=True)
+
+
+@pytest.mark.parametrize("script", [
+    'v="p q"; command export X=$v; echo "[$X]"; builtin export Y=$v; echo "[$Y]"',
+    'v="p q"; command declare X=$v Y=$v; echo "[$X][$Y]"; command typeset Z=$v; echo "[$Z]"',
+    'v="p q"; command readonly R=$v; echo "[$R]"; command -p export P=$v; echo "[$P]"',
+    'v="p q"; command command export X=$v; builtin command export Y=$v; echo "[$X][$Y]"',
+    'f() { v="p q"; command local X=$v; echo "[$X]"; }; f; echo "[$X]"',
+    f'{SETUP}touch X=f1 X=f2; command export X=f*; echo "[$X]"; export X=f*; echo "[$X]"',
+    'set -x; v="p q"; builtin export X=$v; command readonly Y=1; command -p export Z=1',
+    "f() { echo fn; }; builtin f; echo $?; builtin eval f; command eval f; builtin ls; echo $?",
+    "command; echo $?; builtin; echo $?; command -- echo a; builtin -- echo b; command exit 3; echo no",
+])
+def test_a_declaration_reached_through_command_or_builtin_is_a_plain_builtin(script: str) -> None:
+    """``command export X=$v`` / ``builtin declare …`` run the builtin, no function looked up
+    (bash(1) ``command``, ``builtin``), and bash 5.2.15 expands its operands as any command's:
+    split, globbed (no declaration utility; ``command declare -a a=(1 2)`` is a syntax error
+    there; bash not in POSIX mode, a container's ``bash -c``). The sim ran neither ``command`` nor
+    ``builtin`` (nothing assigned)."""
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script
+
+
+def test_command_and_builtin_are_modelled_as_the_command_they_run() -> None:
+    """``command export X=1`` is modelled as ``export X=1``; ``command f`` of a function is not (the
+    function is skipped, and the program ``f`` is not modelled), nor ``command -v``."""
+    assert modelled(["command", "export", "X=1"]) and modelled(["builtin", "--", "declare", "x"])
+    assert modelled(["command", "-p", "echo", "a"]) and modelled(["command"])
+    assert not modelled(["command", "f"], frozenset({"f"})) and not modelled(["command", "-v", "ls"])
