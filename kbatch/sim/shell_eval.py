@@ -3,7 +3,8 @@ loop runs over.
 
 * :func:`condition_status` — POSIX ``test`` (utilities, "test") and bash's ``[[``: string ``=``/``==``/
   ``!=`` (``[[`` matches the right side as a glob pattern), integer ``-eq -ne -lt -le -gt -ge``,
-  ``-z``/``-n``, one operand (non-empty), ``!`` negation. A file test (``-f``, ``-e``, ``-d`` …)
+  ``-z``/``-n``, one operand (non-empty), ``!`` negation (an integer operand that is none raises
+  :class:`IntegerError`). A file test (``-f``, ``-e``, ``-d`` …)
   asks the caller's ``files`` callback (the container's files, :mod:`kbatch.sim.files`), false
   without one. Anything else is status 2, as ``test`` reports a syntax error.
 * :func:`for_items` — the words after ``for NAME in``: ``$VAR`` expanded, brace ranges
@@ -25,8 +26,8 @@ from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Word, command_words
 
-__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "cond_primary", "condition_status", "for_items",
-           "seq_commands", "substitutes"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "IntegerError", "cond_primary", "condition_status",
+           "for_items", "seq_commands", "substitutes"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -106,11 +107,30 @@ def _binary(left: str, op: str, right: str, glob: bool, arith: Arith | None = No
     if op in _INT_OPS and arith is not None:
         return 0 if _INT_OPS[op](arith(left), arith(right)) else 1
     if op in _INT_OPS:
-        try:
-            return 0 if _INT_OPS[op](int(left), int(right)) else 1
-        except ValueError:
-            return 2
+        return 0 if _INT_OPS[op](_integer(left), _integer(right)) else 1
     return 2
+
+
+class IntegerError(ValueError):
+    """An operand of ``test``'s ``-eq``… that is no integer (the caller words it: bash's ``[: a:
+    integer expression expected``, dash's ``[: Illegal number: a``; status 2)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+_INTEGER = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)[ \t\n\v\f\r]*")
+_INTMAX = 2 ** 63
+
+
+def _integer(text: str) -> int:
+    """``test``'s integer operand (bash ``general.c`` ``legal_number``: ``strtoimax`` of decimal
+    digits with a sign, blanks around, no overflow of ``intmax_t``); :class:`IntegerError` else."""
+    found = _INTEGER.fullmatch(text)
+    if found is None or not -_INTMAX <= (value := int(found.group(1))) < _INTMAX:
+        raise IntegerError(text)
+    return value
 
 
 def for_items(text: str, scope: MutableMapping[str, str],

@@ -40,7 +40,7 @@ from kbatch.sim.shell_brace import brace_words
 from kbatch.sim.shell_cond import Leaf as CondLeaf
 from kbatch.sim.shell_cond import Tree as CondTree
 from kbatch.sim.shell_cond import evaluate_cond, parse_cond
-from kbatch.sim.shell_eval import cond_primary, condition_status, for_items, seq_commands
+from kbatch.sim.shell_eval import IntegerError, cond_primary, condition_status, for_items, seq_commands
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_fds import LogSink, Stream, rebound
 from kbatch.sim.shell_glob import expand_pathname
@@ -881,6 +881,10 @@ def _test(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> Non
     except ArithError as error:
         shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
         shell.status, shell.exited = 1, error.subscript
+    except IntegerError as error:  # bash test.c ``integer_expected_error``; dash's ``getn``
+        shell.error(f"bash: {argv[0]}: {error.text}: integer expression expected" if shell.bash
+                    else f"sh: {argv[0]}: Illegal number: {error.text}")
+        shell.status = 2
 
 
 class _CondStop(Exception):

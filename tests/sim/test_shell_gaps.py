@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tests.sim.real_shell import SETUP, SHELLS, agree
+from tests.sim.real_shell import SETUP, SHELLS, agree, real_output, simulated_output
 
 _BASH = ("bash",)
 
@@ -33,6 +33,31 @@ def test_eval_agrees(script: str) -> None:
 ])
 def test_a_binary_test_of_bang_agrees(script: str) -> None:
     agree(script)
+
+
+_INTEGER_ERRORS = [
+    "[ a -eq 1 ]; echo $?; test 1 -lt x; echo $?; [ '' -eq 1 ]; echo $?; [ 1x -gt 0 ]; echo $?",
+    "[ ' 1 ' -eq 1 ]; echo $?; [ -1 -lt 0 ]; echo $?; [ +1 -eq 1 ]; echo $?; [ 08 -eq 8 ]; echo $?",
+    "! [ a -eq 1 ]; echo $?; [ ! a -eq 1 ]; echo $?; [ a -eq b ]; echo $?; [ 1_0 -eq 10 ]; echo $?",
+    "[ 99999999999999999999 -eq 1 ]; echo $?; [ 9223372036854775807 -gt -9223372036854775808 ]; echo $?",
+    "set -x; [ a -eq 1 ]; echo $?",
+]
+
+
+@pytest.mark.parametrize("script", _INTEGER_ERRORS)
+def test_an_integer_test_of_no_integer_is_an_error_in_bash(script: str) -> None:
+    """``[ a -eq 1 ]``: bash's ``test.c`` (``legal_number``: blanks around, a sign, decimal digits,
+    within ``intmax_t``; else ``integer_expected_error``) says ``[: a: integer expression
+    expected``, status 2; the sim answered 2 without a word."""
+    agree(script, _BASH, as_bash=True)
+
+
+@pytest.mark.parametrize("script", _INTEGER_ERRORS[:3])
+def test_an_integer_test_of_no_integer_is_an_error_in_dash(script: str) -> None:
+    """dash's words for it: ``[: Illegal number: a``."""
+    for shell in (s for s in SHELLS if s == "dash"):
+        real = real_output(shell, script)
+        assert simulated_output(script) == (real[0].replace("dash: ", "sh: "), real[1])
 
 
 @pytest.mark.parametrize("as_bash", [False, True])
