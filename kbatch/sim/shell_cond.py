@@ -135,12 +135,13 @@ def _tokens(text: str, pos: int) -> tuple[list[str], int] | None:
         if text[pos] in _BLANKS:
             pos += 1
             continue
-        op = next((o for o in _OPERATORS if text.startswith(o, pos)), "")
+        regex = out[-1:] == ["=~"]  # its right side may start with ``(``
+        op = "" if regex else next((o for o in _OPERATORS if text.startswith(o, pos)), "")
         if op:
             out.append(op)
             pos += len(op)
             continue
-        end = _token_end(text, pos, regex=out[-1:] == ["=~"])
+        end = _token_end(text, pos, regex)
         word = text[pos:end]
         if word == "]]":
             return out, end

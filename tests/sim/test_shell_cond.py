@@ -28,6 +28,7 @@ def _agree(script: str) -> None:
     "[[ 1 -eq 1 && 1+1 -eq 2 || $((w=1)) ]]; echo $? $w.",
     "touch f; [[ -f f && ! -f g ]]; echo $?; [[ -f g || -d . ]]; echo $?",
     "x=ab; [[ $x =~ ^(a|c)b$ && ! $x =~ \"(a\" ]]; echo $?; [[ abc =~ b ]]; echo $?",
+    "x=xy; [[ $x =~ (x|z)y && ( $x =~ (q) || b ) ]]; echo $?",
     "[[ a < b && b > a ]]; echo $?; [[ a<b ]]; echo $?",
     "[[ 1/0 -eq 1 || a ]]; echo $?; [[ ! 1/0 -eq 1 ]]; echo $?; [[ 1/0 -eq 1 && a ]]; echo $?",
     "[[ a =~ [ ]]; echo $?; [[ ! a =~ [ ]]; echo $?; [[ a =~ [ || a ]]; echo $?; [[ a =~ [ && a ]]; echo $?",
@@ -48,7 +49,8 @@ def test_double_bracket_combines_primaries_as_bash(script: str) -> None:
 
 _PRIMARIES = st.sampled_from([
     "a", "''", "$u", "-n $a", "-z $b", "-z $a", "$a == x*", "$a == \"x*\"", "$b != y", "$n -eq 2",
-    "$n -lt 1+1", "-f f", "-f g", "$a =~ ^x", "$a =~ y$", "$((k+=1)) -gt 0", "$a < $b",
+    "$n -lt 1+1", "-f f", "-f g", "$a =~ ^x", "$a =~ y$", "$((k+=1)) -gt 0", "$a < $b", "$s == 'p q'",
+    "$s", "$a =~ (x|z)y", "x$a == x'x'?", "1/0 -eq 1", "'!'", "\"&&\"",
 ])
 
 
@@ -69,4 +71,4 @@ def _expression(depth: int) -> st.SearchStrategy[str]:
 def test_generated_double_bracket_expressions_agree_with_bash(expression: str) -> None:
     """Primaries joined by ``&&``, ``||``, ``!`` and parentheses give bash's status, and a counter
     in one (``$((k+=1))``) shows which primaries were expanded."""
-    _agree(f"a=xy; b=; n=2; k=0; touch f; [[ {expression} ]]; echo $? $k")
+    _agree(f"a=xy; b=; n=2; k=0; s='p q'; touch f; [[ {expression} ]]; echo $? $k")
