@@ -26,8 +26,8 @@ from kbatch.sim.shell_backquote import dollar_form
 from kbatch.sim.shell_expand import expand
 from kbatch.sim.shell_syntax import Word, command_words
 
-__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "IntegerError", "cond_primary", "condition_status",
-           "for_items", "seq_commands", "substitutes"]
+__all__ = ["COMMAND_SUBSTITUTION", "MAX_ITEMS", "FileTest", "IntegerError", "binary_status", "cond_primary",
+           "condition_status", "for_items", "seq_commands", "substitutes", "unary_status"]
 
 MAX_ITEMS = 100_000
 _INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
@@ -66,13 +66,14 @@ def _evaluate(args: list[str], glob: bool, files: FileTest | None, arith: Arith 
     if len(args) == 1:
         return 0 if args[0] else 1
     if len(args) == 2:
-        return _unary(args[0], args[1], files)
+        return unary_status(args[0], args[1], files)
     if len(args) == 3:
         return _binary(args[0], args[1], args[2], glob, arith)
     return 2
 
 
-def _unary(op: str, value: str, files: FileTest | None) -> int:
+def unary_status(op: str, value: str, files: FileTest | None) -> int:
+    """``-z``, ``-n`` or a file test of ``value``: 0 or 1; 2 for another operator (not modelled)."""
     if op == "-z":
         return 0 if not value else 1
     if op == "-n":
@@ -88,7 +89,7 @@ def cond_primary(values: list[str], files: FileTest | None, arith: Arith | None)
     regular expression (status 2 when it does not compile), ``<``/``>`` the strings' order (bash's
     ``execute_cmd.c`` ``execute_cond_node``: ``strcoll``; the C locale's is by code point)."""
     if len(values) == 2:
-        return _unary(values[0], values[1], files)
+        return unary_status(values[0], values[1], files)
     left, op, right = values
     if op in ("<", ">"):
         return 0 if (left < right if op == "<" else left > right) else 1
@@ -109,6 +110,12 @@ def _binary(left: str, op: str, right: str, glob: bool, arith: Arith | None = No
     if op in _INT_OPS:
         return 0 if _INT_OPS[op](_integer(left), _integer(right)) else 1
     return 2
+
+
+def binary_status(left: str, op: str, right: str) -> int:
+    """``test``'s string ``=``/``==``/``!=`` and integer comparisons: 0 or 1; 2 for another operator
+    (not modelled); :class:`IntegerError` for an integer operand that is none."""
+    return _binary(left, op, right, glob=False)
 
 
 class IntegerError(ValueError):

@@ -66,6 +66,7 @@ from kbatch.sim.shell_syntax import (
     parse_script,
     split_pipeline,
 )
+from kbatch.sim.shell_test import TestError, test_status
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
 from kbatch.sim.shell_vars import DECLARATIONS, WARNINGS
 from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
@@ -876,8 +877,20 @@ def _test(shell: Shell, argv: list[str], scope: MutableMapping[str, str]) -> Non
     """``test``, ``[``, ``[[`` (:func:`kbatch.sim.shell_eval.condition_status`); bash's ``[[`` with
     arithmetic operands, whose error is ``[[: EXPR: …`` and status 1 (a subscript's ends the script)."""
     arith = (lambda text: evaluate(text, scope, bash=True)) if shell.bash and argv[0] == "[[" else None
+    files = lambda op, path: _file_test(shell, op, path)  # noqa: E731
     try:
-        shell.status = condition_status(argv, lambda op, path: _file_test(shell, op, path), arith)
+        if argv[0] == "[[":
+            shell.status = condition_status(argv, files, arith)
+        elif argv[0] == "[" and argv[-1:] != ["]"]:
+            shell.error("bash: [: missing `]'" if shell.bash else "sh: [: missing ]")
+            shell.status = 2
+        else:
+            bracket = argv[0] == "["
+            shell.status = test_status(argv[1:-1] if bracket else argv[1:], files, "]" if bracket else "")
+    except TestError as error:  # bash test.c ``test_syntax_error``; dash's words are not modelled
+        if error.words and shell.bash:
+            shell.error(f"bash: {argv[0]}: {error.words}")
+        shell.status = 2
     except ArithError as error:
         shell.error(f"bash: {'' if error.subscript else '[[: '}{error.bash_text or error}")
         shell.status, shell.exited = 1, error.subscript

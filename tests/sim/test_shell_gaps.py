@@ -52,6 +52,39 @@ def test_an_integer_test_of_no_integer_is_an_error_in_bash(script: str) -> None:
     agree(script, _BASH, as_bash=True)
 
 
+@pytest.mark.parametrize("script", [
+    '[ -n a -a -n "" ]; echo $?; [ -n a -o -n "" ]; echo $?; [ a = a -a b = c -o 1 -eq 1 ]; echo $?',
+    '[ ! a = b -a ! -z "" ]; echo $?; [ \\( a = a \\) -a \\( -n "" -o b \\) ]; echo $?',
+    '[ a -a b ]; echo $?; [ "" -o "" ]; echo $?; [ ! ! a -a b ]; echo $?; [ \\( a \\) ]; echo $?',
+    "[ a -a -n ]; echo $?; [ -n ]; echo $?; [ ! -n ]; echo $?; [ -x -a ]; echo $?; [ a \\< b ]; echo $?",
+    "[ a b c d e ]; echo $?; [ a b ]; echo $?; [ a b c ]; echo $?; [ \\( a b \\) ]; echo $?",
+    "[ \\( a -a b ]; echo $?; test \\( a -a b; echo $?; [ a -a ]; echo $?; [ -q a ]; echo $?",
+    "[ a = ]; echo $?; [ ! a b c d ]; echo $?; [ -n a -a -q b ]; echo $?; [ a = a; echo $?",
+    "[ x -eq 1 -o a ]; echo $?; [ '' -a x -eq 1 ]; echo $?; [ = = = ]; echo $?; [ -n = -n ]; echo $?",
+])
+def test_test_with_and_or_parentheses_and_its_errors_agree_with_bash(script: str) -> None:
+    """``[ A -a B ]``, ``-o``, ``!`` and ``\\( … \\)`` (XCU ``test`` up to four arguments, bash's
+    ``test.c`` ``expr``/``or``/``and``/``term`` beyond) and bash's words for a malformed one (``too
+    many arguments``, ``a: unary operator expected``, ``missing `]'``…); the sim answered 2 for
+    anything over three arguments and printed nothing."""
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script
+
+
+_TEST_PRIMARIES = st.sampled_from(["a", "''", "-n a", "-z ''", "-z a", "a = a", "a != a", "1 -eq 1",
+                                   "2 -lt 1", "-f f", "-d f", "!", "-n", "x -gt 0"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "! ", "\\( "]), _TEST_PRIMARIES, st.sampled_from(["", " \\)"]),
+                          st.sampled_from([" -a ", " -o ", " "])), min_size=1, max_size=3))
+def test_generated_test_expressions_agree_with_bash(parts: list[tuple[str, str, str, str]]) -> None:
+    """Primaries joined by ``-a``/``-o``, some negated or parenthesised (balanced or not): bash's
+    status and words."""
+    expression = "".join(a + b + c + d for a, b, c, d in parts).rstrip(" -ao")
+    script = f"touch f; [ {expression} ]; echo $?; test {expression}; echo $?"
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script
+
+
 @pytest.mark.parametrize("script", _INTEGER_ERRORS[:3])
 def test_an_integer_test_of_no_integer_is_an_error_in_dash(script: str) -> None:
     """dash's words for it: ``[: Illegal number: a``."""
