@@ -224,7 +224,7 @@ class StateDir:
     def load(self, opts: GlobalOptions, clock: str | None = None) -> tuple[Any, StateConfig]:
         """The control plane of this directory and its configuration (the options a command gave
         applied; a different value restarts it, see the module docstring)."""
-        from kbatch.runtime.image import ImageError, load_image
+        from kbatch.runtime.image import ImageError, load_image, refreeze
 
         if self.image.exists():
             try:
@@ -235,6 +235,7 @@ class StateDir:
             config = recorded.with_options(opts, clock)
             if config != recorded:
                 cp = _restart(cp, config, recorded.differences(config))
+                refreeze()  # the loaded runtime is garbage now, frozen in cycles (kbatch.runtime.image)
             # each command starts the API server again: its system-namespaces controller recreates
             # a missing kube-system, kube-public or kube-node-lease (kube-apiserver's post-start hook)
             cp.server.namespaces.ensure_system_namespaces()
