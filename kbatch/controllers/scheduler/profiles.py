@@ -53,7 +53,8 @@ from kbatch.controllers.scheduler.framework import (
     ScorePlugin,
 )
 
-__all__ = ["Handle", "PluginFactory", "Registry", "build_profiles", "event_handlers", "implements"]
+__all__ = ["Handle", "PluginFactory", "Registry", "build_profiles", "decode_nested_objects", "event_handlers",
+           "implements"]
 
 PluginFactory = Callable[[Mapping[str, Any], "Handle"], Any]
 
@@ -208,7 +209,7 @@ def _new(registry: Registry, config: ProfileConfig, index: int, name: str, handl
                                      f"decoding args for plugin {name}: {err}") from None
 
 
-def _decode_nested(config: SchedulerConfig, registry: Registry) -> None:
+def decode_nested_objects(config: SchedulerConfig, registry: Registry) -> None:
     """``DecodeNestedObjects``: every profile's every ``pluginConfig`` entry of a known plugin is
     decoded while the file is, in file order, whether or not the profile enables the plugin; the
     first type error is the file's error, before any validation. A kbatch plugin factory decodes its
@@ -268,7 +269,7 @@ def build_profiles(config: SchedulerConfig, registry: Registry,
 
     Every profile must sort the queue alike (upstream: ``queueSort`` must be the same for all
     profiles, there is one queue)."""
-    _decode_nested(config, registry)
+    decode_nested_objects(config, registry)
     percentage = config.percentage_of_nodes_to_score
     profiles = {p.scheduler_name: _build_one(registry, p, percentage, handle_for(), i)
                 for i, p in enumerate(config.profiles)}
