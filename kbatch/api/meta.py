@@ -110,10 +110,9 @@ class Condition(KubeModel):
 class LabelSelectorRequirement(KubeModel):
     go_type: ClassVar[GoType] = GoType("LabelSelectorRequirement", "v1")
 
-    # Go decodes a missing field to "": validation, not decoding, refuses it (ValidateLabelSelector)
-    key: str = ""
+    key: str
     # In, NotIn, Exists, DoesNotExist (checked by validation, not decoding)
-    operator: Annotated[str, GoType("LabelSelectorOperator", "v1")] = ""
+    operator: Annotated[str, GoType("LabelSelectorOperator", "v1")]
     values: list[str] | None = None
 
 
