@@ -449,6 +449,8 @@ def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> No
     if node.lines[0]:  # dash names the line a command starts on, bash the one it ends on
         shell.line = shell.line_base + (node.lines[1] if shell.bash else node.lines[0])
         shell.first_line = shell.line_base + node.lines[0]
+    if shell.bash:  # bash's ``$LINENO``: the line the running command starts on (dash 0.5.12 has none)
+        scope["LINENO"] = str(shell.first_line)
     if node.background:
         _run_background(shell, Simple(node.chain), scope)
     else:
