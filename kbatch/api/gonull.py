@@ -33,8 +33,9 @@ _SCALAR_ZEROS: dict[Any, Any] = {str: "", bool: False, int: 0, float: 0.0, Quant
 
 
 def resolve_nulls(model: type[BaseModel], data: Any) -> Any:
-    """``data`` (wire shape, to be decoded as ``model``) with each ``null`` as Go decodes it;
-    copied, never changed in place."""
+    """``data`` (wire shape, to be decoded as ``model``) with each ``null`` as Go decodes it, and
+    each field kbatch's model requires (as the schema it publishes does) but the document omits at
+    its zero, as Go leaves an omitted field; copied, never changed in place."""
     if not isinstance(data, Mapping):
         return data  # a type error for the model's validation to report
     fields = {info.alias or name: info for name, info in model.model_fields.items()}
@@ -49,6 +50,9 @@ def resolve_nulls(model: type[BaseModel], data: Any) -> Any:
             null_as = _null_as([*_unwrap(info.annotation)[1], *info.metadata])
             if null_as is not _ABSENT:
                 out[key] = null_as
+    for key, info in fields.items():
+        if info.is_required() and key not in out:
+            out[key] = _zero(info.annotation)
     return out
 
 

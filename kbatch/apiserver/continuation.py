@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.errors import BadRequest
+from kbatch.api.go_unmarshal import go_number, json_kind
 from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 
 __all__ = ["LATEST", "ContinueToken", "decode_continue", "encode_continue", "reissue_continue"]
@@ -42,8 +43,7 @@ def _encode(revision: int, start: str) -> str:
 
 _INVALID = "invalid continue token: continue key is not valid"
 _ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-_JSON_KINDS = ((bool, "bool"), (str, "string"), (list, "array"), (dict, "object"), (int, "number"),
-               (float, "number"))
+_FIELDS = {"v": "string", "rv": "int64", "start": "string"}  # continueToken's fields and Go types
 
 
 def decode_continue(token: str) -> ContinueToken:
@@ -51,9 +51,8 @@ def decode_continue(token: str) -> ContinueToken:
     around its error: the same checks, in its order, with its words. Where Go's decoders word their
     own errors (base64, JSON), the cause is said in Go's terms where it is simple to (an invalid byte's
     offset, a value of the wrong JSON type, a syntax error)."""
-    data = _json(_base64(token))
-    version, revision, start = (_field(data, name, kind) for name, kind in
-                                (("v", str), ("rv", int), ("start", str)))
+    fields = _fields(_json(_base64(token)))
+    version, revision, start = (fields.get(name) for name in _FIELDS)
     if version != _VERSION:
         raise BadRequest(f"{_INVALID}: server does not recognize this encoded version {version or ''}")
     if not revision:
@@ -78,29 +77,40 @@ def _base64(token: str) -> bytes:
 
 def _json(raw: bytes) -> dict[str, Any]:
     try:
-        data = loads(raw)  # encoding/json's words for a token that is not JSON
+        data = loads(raw, literals=True)  # encoding/json's words for a token that is not JSON
     except GoSyntaxError as err:
         raise BadRequest(f"{_INVALID}: {err}") from None
     if data is None:
         return {}  # Go decodes null into the zero token
     if not isinstance(data, dict):
-        raise BadRequest(f"{_INVALID}: json: cannot unmarshal {_kind(data)} into Go value of type "
+        raise BadRequest(f"{_INVALID}: json: cannot unmarshal {json_kind(data)} into Go value of type "
                          "storage.continueToken")
     return data
 
 
-def _field(data: dict[str, Any], name: str, kind: type) -> Any:
-    value = data.get(name)
-    if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
-        return value
-    go_type = "int64" if kind is int else "string"
-    shown = f"number {value}" if isinstance(value, float) else _kind(value)
-    raise BadRequest(f"{_INVALID}: json: cannot unmarshal {shown} into Go struct field "
-                     f"continueToken.{name} of type {go_type}")
+def _fields(data: dict[str, Any]) -> dict[str, Any]:
+    """``json.Unmarshal`` into ``continueToken``: each key, in the document's order, sets the field
+    it names (exactly, else ignoring case: encoding/json's ``foldName``); an unknown key or a null
+    sets nothing; the first value of the wrong type is the error (``UnmarshalTypeError``)."""
+    fields: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key if key in _FIELDS else next((f for f in _FIELDS if f.casefold() == key.casefold()), None)
+        if name is None or value is None:
+            continue
+        if not _fits(value, _FIELDS[name]):
+            shown = json_kind(value)
+            if _FIELDS[name] == "int64" and shown == "number":
+                shown = f"number {go_number(value)}"  # a number target names the literal (literalStore)
+            raise BadRequest(f"{_INVALID}: json: cannot unmarshal {shown} into Go struct field "
+                             f"continueToken.{name} of type {_FIELDS[name]}")
+        fields[name] = value
+    return fields
 
 
-def _kind(value: Any) -> str:
-    return next(name for kind, name in _JSON_KINDS if isinstance(value, kind))
+def _fits(value: Any, go_type: str) -> bool:
+    if go_type == "string":
+        return isinstance(value, str)
+    return type(value) is int and -(1 << 63) <= value < (1 << 63)
 
 
 def _clean(path: str) -> str:

@@ -68,6 +68,12 @@ class GarbageCollector:
 
     # --- public ----------------------------------------------------------------------------------
 
+    def close(self) -> None:
+        """Stop watching the store (the graph is rebuilt by a new collector)."""
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
     def has_pending(self) -> bool:
         """True when a store change or unfinished work may need a write."""
         return self._woken or bool(self._dirty)

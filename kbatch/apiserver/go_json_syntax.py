@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kbatch.api.go_unmarshal import JsonNumber
+
 __all__ = ["GoSyntaxError", "loads", "syntax_error"]
 
 MAX_DEPTH = 10_000  # encoding/json maxNestingDepth
@@ -41,13 +43,17 @@ def _refuse_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+# numbers with a fraction or an exponent keep their literal (Go's decoding errors name it)
+_EXACT = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=JsonNumber)
 
 
-def loads(body: bytes) -> Any:
-    """``body`` parsed as Go parses JSON, or :class:`GoSyntaxError` with Go's message."""
+def loads(body: bytes, *, literals: bool = False) -> Any:
+    """``body`` parsed as Go parses JSON, or :class:`GoSyntaxError` with Go's message; ``literals``:
+    a number with a fraction or an exponent is a :class:`~kbatch.api.go_unmarshal.JsonNumber`."""
+    decoder = _EXACT if literals else _DECODER
     try:
         # Go takes any byte inside a string (invalid UTF-8 becomes U+FFFD), so decode leniently
-        return _DECODER.decode(body.decode("utf-8", "replace"))
+        return decoder.decode(body.decode("utf-8", "replace"))
     except RecursionError:  # Python's parser stops well before Go's 10,000 levels
         fallback = "exceeded max depth"
     except ValueError:

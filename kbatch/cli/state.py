@@ -158,13 +158,34 @@ def _read_scheduler_config(path: str) -> dict[str, Any]:
         text = Path(path).read_text()
     except OSError as err:
         raise UserError(f"--scheduler-config {path}: {err.strerror}") from None
-    try:
-        doc = YAML(typ="safe").load(text)
-    except YAMLError as err:
-        raise UserError(f"--scheduler-config {path}: not YAML: {err}") from None
+    if text.lstrip().startswith("{"):
+        doc = _json_scheduler_config(text)
+    else:
+        try:
+            doc = YAML(typ="safe").load(text)
+        except YAMLError as err:
+            raise UserError(f"--scheduler-config {path}: not YAML: {err}") from None
     if not isinstance(doc, dict):
         raise UserError(f"--scheduler-config {path}: expected a KubeSchedulerConfiguration object")
     return json.loads(json.dumps(doc))  # plain JSON values (recorded in the image header)
+
+
+def _json_scheduler_config(text: str) -> Any:
+    """A ``--scheduler-config`` whose first non-blank byte is ``{``: JSON to kube-scheduler's decoder
+    (apimachinery ``IsJSONBuffer``), read as written, so a number is judged by its literal (``3.0``
+    is no ``int32``, where YAML's ``3.0`` reaches the decoder as ``3``). The literals are gone once
+    the document is recorded, so the decoding, nested plugin args too, is checked here; a syntax
+    error is the serializer's (``SimpleMetaFactory.Interpret``)."""
+    from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
+    from kbatch.controllers.scheduler import decode_nested_objects, parse_config, plugin_registry
+
+    try:
+        doc = loads(text.encode(), literals=True)
+    except GoSyntaxError as err:
+        raise UserError(f"couldn't get version/kind; json parse error: {err}") from None
+    if isinstance(doc, dict):
+        decode_nested_objects(parse_config(doc), plugin_registry())
+    return doc
 
 
 class StateDir:
@@ -224,7 +245,7 @@ class StateDir:
     def load(self, opts: GlobalOptions, clock: str | None = None) -> tuple[Any, StateConfig]:
         """The control plane of this directory and its configuration (the options a command gave
         applied; a different value restarts it, see the module docstring)."""
-        from kbatch.runtime.image import ImageError, load_image
+        from kbatch.runtime.image import ImageError, load_image, refreeze
 
         if self.image.exists():
             try:
@@ -235,6 +256,7 @@ class StateDir:
             config = recorded.with_options(opts, clock)
             if config != recorded:
                 cp = _restart(cp, config, recorded.differences(config))
+                refreeze()  # the loaded runtime is garbage now, frozen in cycles (kbatch.runtime.image)
             # each command starts the API server again: its system-namespaces controller recreates
             # a missing kube-system, kube-public or kube-node-lease (kube-apiserver's post-start hook)
             cp.server.namespaces.ensure_system_namespaces()

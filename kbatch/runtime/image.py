@@ -43,7 +43,7 @@ from kbatch.runtime.pickling import ImagePickler, loaded
 if TYPE_CHECKING:
     from kbatch.runtime.controlplane import ControlPlane
 
-__all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "save_image"]
+__all__ = ["FORMAT", "MAGIC", "Header", "ImageError", "load_image", "read_header", "refreeze", "save_image"]
 
 MAGIC = b"KBATCH-IMAGE\n"
 FORMAT = 5  # 2: the store's index as columns; built-in kinds under upstream's key prefixes; 3: its
@@ -159,3 +159,12 @@ def load_image(path: str | os.PathLike[str]) -> tuple[ControlPlane, Header]:
                 gc.enable()
     gc.freeze()  # the loaded control plane lives for the whole command (module docstring)
     return cp, header
+
+
+def refreeze() -> None:
+    """The loaded control plane was replaced (a restart keeps its store only): its runtime's cycles,
+    frozen with it, are collected, and what lives on is frozen again. One full collection, paid
+    only by a command that restarts."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()

@@ -22,7 +22,7 @@ from kbatch.runtime.clock import Clock
 from kbatch.runtime.controller import Controller, ReconcileRecord
 from kbatch.runtime.timers import TimerQueue
 
-__all__ = ["Manager", "Stepper"]
+__all__ = ["Closing", "Manager", "Stepper"]
 
 log = logging.getLogger("kbatch.runtime.manager")
 
@@ -34,6 +34,13 @@ class Stepper(Protocol):
     def step(self) -> int:
         """Do pending work now; return how much was done (0 = idle)."""
         ...
+
+
+@runtime_checkable
+class Closing(Protocol):
+    """A stepper holding a resource beyond the manager (a store watch): released at shutdown."""
+
+    def close(self) -> None: ...
 
 
 class Manager:
@@ -110,3 +117,6 @@ class Manager:
     def shutdown(self) -> None:
         for c in self.controllers:
             c.queue.shutdown()
+        for s in self.steppers:
+            if isinstance(s, Closing):
+                s.close()

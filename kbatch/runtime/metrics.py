@@ -255,6 +255,9 @@ class MetricsRegistry:
     def __init__(self) -> None:
         self._families: dict[str, Counter | Gauge | Histogram] = {}
         self._collectors: list[Callable[[], None]] = []
+        # what a family's owner keeps with this registry (Kueue's custom labels): it lives, is saved
+        # in an image and goes with the registry, where a module's table would outlive it
+        self.extensions: dict[str, Any] = {}
 
     def counter(self, name: str, help_: str, label_names: Sequence[str] = ()) -> Counter:
         family = self._register(Counter(name, help_, label_names))

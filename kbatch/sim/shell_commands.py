@@ -121,8 +121,14 @@ def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: I
     """XCU ``cd [-L|-P] [DIR|-]``: ``PWD`` becomes the new directory and ``OLDPWD`` the one left;
     ``cd -`` goes to ``OLDPWD`` and prints it (dash, with none set, stays and prints where it is;
     bash: ``OLDPWD not set``, status 1); no operand: ``HOME``."""
-    operands = [a for a in args if a == "-" or not a.startswith("-")]
-    target = operands[0] if operands else scope.get("HOME", "/root")
+    if shell.bash:
+        checked = _bash_cd_target(shell, args, scope)
+        if checked is None:
+            return
+        target = checked
+    else:
+        operands = [a for a in args if a == "-" or not a.startswith("-")]
+        target = operands[0] if operands else scope.get("HOME", "/root")
     back = target == "-"
     if back:
         if "OLDPWD" not in scope and shell.bash:
@@ -131,7 +137,13 @@ def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: I
             return
         target = scope.get("OLDPWD", shell.cwd)
     where = resolve(shell.cwd, target)
-    if not shell.files.get().is_dir(where):
+    files = shell.files.get()
+    if not files.is_dir(where):
+        if shell.bash:  # ``chdir``'s errno, status 1 (``builtins/cd.def``)
+            why = "Not a directory" if files.exists(where) else "No such file or directory"
+            shell.error(f"bash: cd: {target}: {why}")
+            shell.status = 1
+            return
         shell.error(f"sh: cd: can't cd to {target}")
         shell.status = 2
         return
@@ -139,6 +151,39 @@ def _cd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: I
     shell.cwd, shell.status = where, 0
     if back:
         shell.out(where + "\n")
+
+
+def _bash_cd_target(shell: Shell, args: list[str], scope: MutableMapping[str, str]) -> str | None:
+    """bash's ``cd [-L|[-P [-e]] [-@]] [dir]`` operand (``builtins/cd.def``), or None when ``cd`` is
+    done: an unknown option (the usage, status 2), two operands (``too many arguments``), no
+    operand and no ``HOME`` (``HOME not set``), all status 1; an empty operand or ``HOME`` changes
+    nothing (status 0)."""
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-":
+        if args[index] == "--":
+            index += 1
+            break
+        bad = next((ch for ch in args[index][1:] if ch not in "LPe@"), None)
+        if bad is not None:
+            shell.error(f"bash: cd: -{bad}: invalid option")
+            shell.error("cd: usage: cd [-L|[-P [-e]] [-@]] [dir]")
+            shell.status = 2
+            return None
+        index += 1
+    operands = args[index:]
+    if len(operands) > 1:
+        shell.error("bash: cd: too many arguments")
+        shell.status = 1
+        return None
+    if not operands and "HOME" not in scope:
+        shell.error("bash: cd: HOME not set")
+        shell.status = 1
+        return None
+    target = operands[0] if operands else scope["HOME"]
+    if not target:
+        shell.status = 0
+        return None
+    return target
 
 
 def _pwd(shell: Shell, args: list[str], scope: MutableMapping[str, str], stdin: Input) -> None:

@@ -141,10 +141,11 @@ def _test(name: str, value: str | None, op: str, arg: str, scope: MutableMapping
         return value or ""
     if kind == "-":
         return word(arg, "words")
-    if kind == "?":
-        default = "parameter not set or null" if op == ":?" else "parameter not set"
-        text = word(arg, "value") if arg else default
-        raise ParamError(f"{name}: {text}")
+    if kind == "?":  # bash: its own words for ``:?``, and the script ends with 127 (bash 5.2)
+        bash = is_bash(scope)
+        null = "parameter null or not set" if bash else "parameter not set or null"
+        text = word(arg, "value") if arg else null if op == ":?" else "parameter not set"
+        raise ParamError(f"{name}: {text}", 127 if bash else 2)
     result = word(arg, "value")
     if kind == "=":
         if not name[0].isalpha() and name[0] != "_":

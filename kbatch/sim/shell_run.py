@@ -242,7 +242,7 @@ class Shell:
         """A message on standard error: a line of the log, unless redirected (``2> f``, ``2>&1``).
         The shell's own (``sh: …``, ``bash: …``) name the line of the script the command is on,
         as dash (``sh: 3: …``) and ``bash -c`` (``bash: line 3: …``) do (:func:`line_prefixed`)."""
-        message = line_prefixed(message, self.line, self.bash)
+        message = line_prefixed(message, self.line, self.bash, bool(self.frames))
         if self.err_sink is not None:
             self.err_sink.append(message + "\n")
         else:
@@ -434,21 +434,28 @@ def _run_piped(shell: Shell, node: Piped, scope: MutableMapping[str, str]) -> No
         run_chain(shell, node.rest, scope)
 
 
-def line_prefixed(message: str, line: int, bash: bool) -> str:
+def line_prefixed(message: str, line: int, bash: bool, in_function: bool = False) -> str:
     """The shell's own message (``sh: X`` or ``bash: X``) as a ``-c`` script's: dash's ``sh: LINE:
     X`` (its ``error.c`` names the shell and the line it reads), ``bash -c``'s ``bash: line LINE:
     X`` (its ``error.c`` adds ``line N`` when not interactive; bash(1) "SHELL BUILTIN COMMANDS").
-    Other messages (a utility's own, ``tee: …``) are left as they are."""
+    Inside a function bash names the function's source instead of the shell, and a function a
+    ``-c`` string defined has the source ``environment`` (its ``${BASH_SOURCE[0]}``): ``environment:
+    line LINE: X``, the line still the script's. Other messages (a utility's own, ``tee: …``) are
+    left as they are."""
     name, sep, rest = message.partition(": ")
     if not sep or name not in ("sh", "bash"):
         return message
-    return f"bash: line {line}: {rest}" if bash else f"sh: {line}: {rest}"
+    if not bash:
+        return f"sh: {line}: {rest}"
+    return f"{'environment' if in_function else 'bash'}: line {line}: {rest}"
 
 
 def _run_list(shell: Shell, node: Simple, scope: MutableMapping[str, str]) -> None:
     if node.lines[0]:  # dash names the line a command starts on, bash the one it ends on
         shell.line = shell.line_base + (node.lines[1] if shell.bash else node.lines[0])
         shell.first_line = shell.line_base + node.lines[0]
+    if shell.bash:  # bash's ``$LINENO``: the line the running command starts on (dash 0.5.12 has none)
+        scope["LINENO"] = str(shell.first_line)
     if node.background:
         _run_background(shell, Simple(node.chain), scope)
     else:

@@ -140,6 +140,43 @@ def test_a_malformed_continue_token_is_refused_with_upstreams_words(server: APIS
     assert err.value.status.message == message
 
 
+def _raw(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+_V = '"v":"meta.k8s.io/v1"'
+
+
+# encoding/json's Unmarshal into continueToken{v string, rv int64, start string}: the first value of
+# the wrong type in the document is the error (UnmarshalTypeError), a number naming its literal only
+# where the field is a number (literalStore); keys match the fields case-insensitively
+@pytest.mark.parametrize(("text", "cause"), [
+    (f'{{{_V},"rv":1.5,"start":"a"}}', "number 1.5 into Go struct field continueToken.rv of type int64"),
+    (f'{{{_V},"rv":3.0,"start":"a"}}', "number 3.0 into Go struct field continueToken.rv of type int64"),
+    (f'{{{_V},"rv":1e2,"start":"a"}}', "number 1e2 into Go struct field continueToken.rv of type int64"),
+    (f'{{{_V},"rv":9223372036854775808,"start":"a"}}',
+     "number 9223372036854775808 into Go struct field continueToken.rv of type int64"),
+    ('{"v":1.5,"rv":3,"start":"a"}', "number into Go struct field continueToken.v of type string"),
+    ('{"start":5,"v":true}', "number into Go struct field continueToken.start of type string"),
+    (f'{{{_V},"rv":"3","start":"a"}}', "string into Go struct field continueToken.rv of type int64"),
+    ('{"V":true}', "bool into Go struct field continueToken.v of type string"),
+])
+def test_a_continue_token_field_of_the_wrong_type_is_refused_in_gos_words(server: APIServer, text: str,
+                                                                         cause: str) -> None:
+    with pytest.raises(BadRequest) as err:
+        server.list(Widget, continue_=_raw(text))
+    assert err.value.status.message == f"{_INVALID}: json: cannot unmarshal {cause}"
+
+
+def test_continue_token_keys_match_its_fields_in_any_case(server: APIServer) -> None:
+    fill(server, 4)
+    page = server.list(Widget, "default", limit=2)
+    decoded = json.loads(base64.urlsafe_b64decode(page.metadata.continue_ + "=="))
+    shouted = _raw(json.dumps({"V": decoded["v"], "Rv": decoded["rv"], "START": decoded["start"]}))
+    rest = server.list(Widget, "default", continue_=shouted)
+    assert len(rest.items) == 2
+
+
 @pytest.mark.parametrize("token", ["garbage!", "Z2FyYmFnZQ", _token(rv=1)[:-2] + "!!"])
 def test_an_undecodable_continue_token_names_the_cause_after_upstreams_prefix(server: APIServer,
                                                                              token: str) -> None:

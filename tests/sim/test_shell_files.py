@@ -9,6 +9,7 @@ import pytest
 
 from kbatch.sim.command import interpret
 from kbatch.sim.files import FileSystem, Mount
+from tests.sim.real_shell import real_output, simulated_output
 
 
 def logs(script: str) -> tuple[str, ...]:
@@ -59,3 +60,16 @@ def test_mounted_files_come_from_the_factory_only_when_a_command_needs_them() ->
     run = interpret(["sh", "-c", script], files=factory)
     assert run.logs == ("a", "sub", "2", "sh: 1: can't create /etc/config/a: Read-only file system")
     assert built == [1]
+
+
+@pytest.mark.parametrize("script", [
+    "cd /nope; echo $?", "cd /nope || echo failed", "cd -x; echo $?", "cd -Lx /tmp; echo $?",
+    "unset HOME; cd; echo $?", "cd /tmp /usr; echo $?", "cd -P /nx; echo $?",
+    "echo x > /tmp/kbatch-cd-file; cd /tmp/kbatch-cd-file; echo $?; rm /tmp/kbatch-cd-file",
+    "cd /tmp && cd /usr && cd - >/dev/null && pwd; cd -- /usr; pwd",
+])
+def test_bash_cd_errors_are_bashs(script: str) -> None:
+    """bash's ``cd`` (``builtins/cd.def``): ``chdir``'s errno in its words and status 1 (not
+    dash's ``can't cd to``, status 2), ``too many arguments``, ``HOME not set``, an unknown option
+    with the usage line and status 2."""
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script

@@ -99,3 +99,17 @@ def test_a_definition_in_an_and_or_list_or_pipeline_agrees_with_real_shells(scri
 def test_a_definition_after_and_is_no_longer_anything_else() -> None:
     run = interpret(["sh", "-c", "true && f() { sleep 5; }; f; exit 3"])
     assert (run.duration, run.exit_code) == (5.0, 3)
+
+
+@pytest.mark.parametrize("script", [
+    "f() { cd /nx; }\ng() { f; }\necho\ng; cd /ny",
+    "echo a\nf() {\n  echo b\n  cd /nx\n}\nf",
+    "f() { echo $(cd /nx); }; f",
+    "f() { for ((i=0;i<1/0;i++)); do :; done; echo in $?; }; f; echo $?",
+    "f() { echo $(( 1/0 )); }; f; echo after",
+])
+def test_bash_names_the_environment_for_an_error_inside_a_function(script: str) -> None:
+    """A function a ``bash -c`` string defines has ``environment`` for its source file
+    (``${BASH_SOURCE[0]}``), and bash's messages from inside it (``error.c`` names the running
+    function's source) read ``environment: line N: …``, N the script's line; outside it, ``bash:``."""
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script

@@ -72,3 +72,24 @@ _LINE = st.sampled_from([
 @given(st.lists(_LINE, min_size=1, max_size=6), st.sampled_from(SHELLS))
 def test_generated_scripts_name_the_lines_the_real_shells_name(lines: list[str], shell: str) -> None:
     _agree("\n".join(lines), (shell,))
+
+
+@pytest.mark.parametrize("script", [
+    "echo $LINENO\necho $LINENO", "f() {\n  echo in $LINENO\n}\necho $LINENO; f",
+    "for i in 1 2; do\n  echo $LINENO $i\ndone", "echo $(echo $LINENO)\nx=$(\necho $LINENO)\necho $x",
+    "echo a \\\n  $LINENO", "if true\nthen echo $LINENO\nfi", "(( 1 ))\necho $LINENO; echo $LINENO",
+])
+def test_bash_lineno_is_the_line_the_command_starts_on(script: str) -> None:
+    """``$LINENO`` under ``bash -c`` (bash(1) "Shell Variables"); docs/simulation.md lists where
+    kbatch's differs (a later command of a multi-line and-or list)."""
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["echo $LINENO", "", ":", "f", "g() { echo g $LINENO; }",
+                                 "for i in 1; do echo $LINENO; done"]), min_size=1, max_size=6))
+def test_generated_scripts_agree_with_bash_on_lineno(lines: list[str]) -> None:
+    """Property: any script of those lines prints bash's ``$LINENO``s (``f`` not defined is the
+    sim's "anything else", so it is given a body first)."""
+    script = "f() {\n  echo f $LINENO\n}\n" + "\n".join(lines)
+    assert simulated_output(script, shell="bash") == real_output("bash", script, posix=False), script

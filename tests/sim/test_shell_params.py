@@ -64,6 +64,17 @@ def test_an_unset_parameter_with_a_question_mark_ends_the_shell_as_dash(script: 
         assert (real.splitlines()[-1].replace("dash: ", "sh: "), real_status) == (message, 2)
 
 
+@pytest.mark.parametrize("script", [
+    "echo ${U:?no rank}; echo after", "E=; echo ${E:?}; echo after", "echo ${U?}; echo after",
+    "f() { echo ${U:?}; }; f; echo after",
+])
+def test_an_unset_parameter_with_a_question_mark_ends_bash_with_127(script: str) -> None:
+    """bash words ``:?`` as ``parameter null or not set`` (dash: ``not set or null``) and its
+    ``-c`` script ends with 127 (bash 5.2 ``parameter_brace_expand_error``); inside a function the
+    message names ``environment``, as every message of the shell's own there."""
+    agree(script, tuple(s for s in SHELLS if s == "bash"), as_bash=True)
+
+
 def test_set_values_pass_the_question_mark() -> None:
     assert simulated_output("E=; S=s; echo ${E?} ${S:?}") == ("s\n", 0)
 

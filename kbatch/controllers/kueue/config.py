@@ -21,9 +21,9 @@ from typing import Any
 
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.features import FeatureGateError, FeatureGates
-from kbatch.api.go_unmarshal import json_loads
 from kbatch.api.kueue_config import KueueConfig, load, shipped
 from kbatch.api.kueue_config_metrics import parse_entries, workload_sources
+from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 from kbatch.controllers.kueue.gate_dependencies import gate_dependency_errors
 
 __all__ = ["KueueSettings", "parse_config", "settings_for"]
@@ -66,7 +66,7 @@ def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
     file. Kueue's ``fromFile`` decodes with a codec factory's ``UniversalDecoder``, whose recognizer
     gives text starting with ``{`` (after blanks) to the JSON serializer and anything else to the YAML
     one (apimachinery ``serializer/json/json.go`` ``RecognizesData``, ``util/yaml`` ``IsJSONBuffer``):
-    JSON text is decoded as written, a number keeping its literal (:func:`json_loads`), where YAML
+    JSON text is decoded as written, a number keeping its literal (:func:`_json_document`), where YAML
     goes through ``YAMLToJSON`` (:func:`~kbatch.api.go_unmarshal.marshalled`)."""
     if raw is None:
         return None
@@ -93,14 +93,17 @@ def parse_config(raw: Mapping[str, Any] | str | None) -> dict[str, Any] | None:
 
 
 def _json_document(text: str) -> list[Any] | None:
-    """The one document of JSON text, its numbers as written; ``None``: not JSON (kbatch then reads
-    it as YAML, whose flow style starts the same way)."""
+    """The one document of text whose first non-blank character is ``{``, read as JSON with its
+    numbers as written, even where YAML's flow style would read it (the recognizer gives it to the
+    JSON serializer: ``IsJSONBuffer``); ``None``: other text, which is YAML. Text that is no JSON
+    fails as the serializer's first step fails (``SimpleMetaFactory.Interpret``)."""
     if not text.lstrip().startswith("{"):
         return None
     try:
-        return [json_loads(text)]
-    except ValueError:
-        return None
+        return [loads(text.encode(), literals=True)]
+    except GoSyntaxError as err:
+        raise Invalid("invalid Kueue configuration: couldn't get version/kind; "
+                      f"json parse error: {err}") from None
 
 
 def _refuse_repeated_keys(text: str) -> None:

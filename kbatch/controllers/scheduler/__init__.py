@@ -16,7 +16,12 @@ from kbatch.controllers.scheduler.controller import Scheduler
 from kbatch.controllers.scheduler.defaults import default_profile, plugin_registry
 from kbatch.controllers.scheduler.diagnosis import Diagnosis, fit_error_message
 from kbatch.controllers.scheduler.framework import Code, CycleState, PostFilterResult, Profile, Status
-from kbatch.controllers.scheduler.profiles import Handle, build_profiles, event_handlers
+from kbatch.controllers.scheduler.profiles import (
+    Handle,
+    build_profiles,
+    decode_nested_objects,
+    event_handlers,
+)
 from kbatch.controllers.scheduler.queue import SchedulingQueue
 from kbatch.controllers.scheduler.snapshot import NodeInfo, Snapshot
 from kbatch.controllers.scheduler.types import NodeShape, PodInfo
@@ -42,6 +47,7 @@ __all__ = [
     "Snapshot",
     "Status",
     "build_profiles",
+    "decode_nested_objects",
     "default_profile",
     "fit_error_message",
     "parse_config",

@@ -53,7 +53,8 @@ from kbatch.controllers.scheduler.framework import (
     ScorePlugin,
 )
 
-__all__ = ["Handle", "PluginFactory", "Registry", "build_profiles", "event_handlers", "implements"]
+__all__ = ["Handle", "PluginFactory", "Registry", "build_profiles", "decode_nested_objects", "event_handlers",
+           "implements"]
 
 PluginFactory = Callable[[Mapping[str, Any], "Handle"], Any]
 
@@ -197,16 +198,34 @@ def _profile_points(registry: Registry, config: ProfileConfig) -> dict[str, Plug
 def _new(registry: Registry, config: ProfileConfig, index: int, name: str, handle: Handle) -> Any:
     """The plugin ``name`` built with its args; a decoding error in them wrapped as kube-scheduler's
     nested-object decoding wraps it (k8s.io/kube-scheduler ``config/v1/types.go``:
-    ``KubeSchedulerConfiguration.DecodeNestedObjects`` around ``PluginConfig.decodeNestedObjects``).
-    kbatch decodes a plugin's args when it builds the plugin, upstream every entry at load."""
+    ``KubeSchedulerConfiguration.DecodeNestedObjects`` around ``PluginConfig.decodeNestedObjects``)."""
     try:
         return registry.new(name, config.plugin_config.get(name, {}), handle)
     except SchedulerDecodingError as err:
         if name not in config.plugin_config:
             raise
         entry = list(config.plugin_config).index(name)
-        raise SchedulerConfigError(f"decoding .profiles[{index}].pluginConfig[{entry}]: "
-                                   f"decoding args for plugin {name}: {err}") from None
+        raise SchedulerDecodingError(f"decoding .profiles[{index}].pluginConfig[{entry}]: "
+                                     f"decoding args for plugin {name}: {err}") from None
+
+
+def decode_nested_objects(config: SchedulerConfig, registry: Registry) -> None:
+    """``DecodeNestedObjects``: every profile's every ``pluginConfig`` entry of a known plugin is
+    decoded while the file is, in file order, whether or not the profile enables the plugin; the
+    first type error is the file's error, before any validation. A kbatch plugin factory decodes its
+    args as it builds, so each entry is built here on a scratch handle and only a decoding error
+    kept (an unknown plugin's args stay undecoded upstream too; other errors come when the profiles
+    are built, as validation's)."""
+    for index, profile in enumerate(config.profiles):
+        for name in profile.plugin_config:
+            if name not in registry:
+                continue
+            try:
+                _new(registry, profile, index, name, Handle())
+            except SchedulerDecodingError:
+                raise
+            except SchedulerConfigError:
+                continue  # validation's, reported when the profiles are built
 
 
 def _build_one(registry: Registry, config: ProfileConfig, percentage: int | None,
@@ -250,6 +269,7 @@ def build_profiles(config: SchedulerConfig, registry: Registry,
 
     Every profile must sort the queue alike (upstream: ``queueSort`` must be the same for all
     profiles, there is one queue)."""
+    decode_nested_objects(config, registry)
     percentage = config.percentage_of_nodes_to_score
     profiles = {p.scheduler_name: _build_one(registry, p, percentage, handle_for(), i)
                 for i, p in enumerate(config.profiles)}

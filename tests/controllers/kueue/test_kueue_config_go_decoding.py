@@ -164,6 +164,18 @@ def test_null_struct_items_are_zero_structs_for_validation_to_judge() -> None:
     assert [(t.input, t.strategy) for t in cfg.transformations] == [("", "Retain")]
 
 
+def test_missing_fields_are_zero_values_not_decoding_errors() -> None:
+    """encoding/json leaves a field the document omits at its zero value: a selector requirement
+    without ``key`` or ``operator`` decodes, validation judges it, and a wrong type after it in the
+    document is still the decoding error reported (pydantic's "Field required" never is)."""
+    message = _message(_with(managedJobsNamespaceSelector={"matchExpressions": [{"operator": "Exists"}]}))
+    assert 'matchExpressions[0].key: Invalid value: ""' in message
+    assert "required" not in message.lower()
+    message = _message(_with(managedJobsNamespaceSelector={"matchExpressions": [{"key": "a"}]}, namespace=5))
+    assert message.endswith("json: cannot unmarshal number into Go struct field Configuration.namespace "
+                            "of type string")
+
+
 def test_a_selector_that_does_not_parse_is_a_field_error_not_a_crash() -> None:
     """``validateManagedJobsNamespaceSelector``: ``LabelSelectorAsSelector`` failing ends the check."""
     bad = {"matchExpressions": [{"key": "a", "operator": "Bogus"}]}

@@ -101,3 +101,20 @@ def test_whole_floats_yaml_takes_json_refuses(n: int, suffix: str) -> None:
     literal = f"{n}{suffix}"
     assert _error(_burst_yaml(literal)) == _error(_burst_yaml(str(n)))
     assert _error(_burst_json(literal)) == _refusal(f"number {literal}", BURST)
+
+
+@pytest.mark.parametrize(("text", "cause"), [
+    (_json('"namespace": "x",'), "invalid character '}' looking for beginning of object key string"),
+    ('{"apiVersion": "x" "kind": 1}', "invalid character '\"' after object key:value pair"),
+    ("  {apiVersion: v}", "invalid character 'a' looking for beginning of object key string"),
+    ('{"a": NaN}', "invalid character 'N' looking for beginning of value"),
+    ('{"a": 1', "unexpected end of JSON input"),
+])
+def test_text_starting_with_a_brace_is_json_and_its_syntax_error_is_gos(text: str, cause: str) -> None:
+    """The JSON serializer takes any text whose first non-blank byte is ``{`` (``IsJSONBuffer``),
+    even flow-style YAML, and reads its apiVersion and kind first (``SimpleMetaFactory.Interpret``:
+    ``couldn't get version/kind; json parse error: …`` around encoding/json's syntax error)."""
+    with pytest.raises(Invalid) as err:
+        check_config_text(text)
+    prefix = "invalid Kueue configuration: couldn't get version/kind; json parse error: "
+    assert str(err.value) == prefix + cause

@@ -371,3 +371,26 @@ def test_every_series_carries_exactly_its_kinds_custom_labels(spec: list[dict[st
         assert names == plain + kinds.names(*sources) + le, line
         seen.add(family)
     assert seen == set(FAMILIES)
+
+
+def test_the_custom_labels_go_with_their_control_plane() -> None:
+    """The labels are kept with the metrics registry: an image of the control plane has them (a
+    later CLI command's scheduler reads them per preemption), and a dropped control plane is freed
+    (a module-wide table keyed weakly by the registry held it through the labels' cache)."""
+    import gc
+    import pickle
+    import weakref
+
+    from kbatch.controllers.kueue.metrics import custom_labels_of
+    from kbatch.controllers.kueue.metrics.custom_labels import CLUSTER_QUEUE
+
+    world = _world()
+    names = custom_labels_of(world.cp.metrics).names(CLUSTER_QUEUE)
+    assert names
+    loaded = pickle.loads(pickle.dumps(world.cp.metrics))
+    assert custom_labels_of(loaded).names(CLUSTER_QUEUE) == names
+    registry = weakref.ref(world.cp.metrics)
+    world.cp.close()
+    del world, loaded
+    gc.collect()
+    assert registry() is None

@@ -105,3 +105,30 @@ def test_a_top_level_decoding_error_is_not_wrapped() -> None:
     with pytest.raises(SchedulerConfigError) as err:
         parse_config(_config(percentageOfNodesToScore="abc"))
     assert str(err.value).startswith("json: cannot unmarshal string")
+
+
+@pytest.mark.parametrize(("doc", "prefix"), [
+    # args of a plugin no extension point enables are decoded all the same
+    (_config({"plugins": {"multiPoint": {"disabled": [{"name": "InterPodAffinity"}]}},
+              "pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": "x"}}]}),
+     "decoding .profiles[0].pluginConfig[0]: decoding args for plugin InterPodAffinity: json: "),
+    # a later profile's decoding error before an earlier profile's validation error
+    (_config({"schedulerName": "a", "pluginConfig": [{"name": "NoSuchPlugin", "args": {}}]},
+             {"schedulerName": "b", "pluginConfig": [
+                 {"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": "ten"}}]}),
+     "decoding .profiles[1].pluginConfig[0]: decoding args for plugin DefaultPreemption: json: "),
+    # the first entry in file order, across profiles
+    (_config({"schedulerName": "a", "pluginConfig": [
+                 {"name": "NodeAffinity", "args": {}},
+                 {"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": "x"}}]},
+             {"schedulerName": "b", "pluginConfig": [
+                 {"name": "DefaultPreemption", "args": {"minCandidateNodesPercentage": "ten"}}]}),
+     "decoding .profiles[0].pluginConfig[1]: decoding args for plugin InterPodAffinity: json: "),
+])
+def test_every_plugin_args_entry_is_decoded_at_load_first(doc: dict[str, Any], prefix: str) -> None:
+    """``DecodeNestedObjects`` runs while the file is decoded: every profile's every ``pluginConfig``
+    entry of a known plugin, in file order, the first type error returned at once; validation and
+    building the profiles (``plugin "NoSuchPlugin" does not exist``) come after."""
+    with pytest.raises(SchedulerConfigError) as err:
+        build_profiles(parse_config(doc), plugin_registry())
+    assert str(err.value).startswith(prefix)

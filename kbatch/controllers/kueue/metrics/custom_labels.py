@@ -19,7 +19,6 @@ family has its plain labels and every lookup returns ``()``.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -105,15 +104,17 @@ class CustomLabels:
 
 
 NONE = CustomLabels(())
-_INSTALLED: weakref.WeakKeyDictionary[MetricsRegistry, CustomLabels] = weakref.WeakKeyDictionary()
+_KEY = "kueue.custom_labels"
 
 
 def install_custom_labels(registry: MetricsRegistry, labels: CustomLabels) -> None:
     """Make ``labels`` the custom labels of Kueue's families on ``registry`` (one Kueue manager per
-    control plane, so one registry)."""
-    _INSTALLED[registry] = labels
+    control plane, so one registry); kept with the registry, so a loaded image has them too."""
+    registry.extensions[_KEY] = labels
 
 
 def custom_labels_of(registry: MetricsRegistry) -> CustomLabels:
     """The custom labels installed on ``registry`` (none: :data:`NONE`)."""
-    return _INSTALLED.get(registry, NONE)
+    labels = registry.extensions.get(_KEY, NONE)
+    assert isinstance(labels, CustomLabels)
+    return labels
