@@ -14,14 +14,13 @@ operator expected``, ```)' expected``), or none for a primary that is not modell
 
 from __future__ import annotations
 
+from kbatch.sim.shell_cond import BINARY, UNARY
 from kbatch.sim.shell_eval import FileTest, binary_status, unary_status
 
 __all__ = ["TestError", "test_status"]
 
-_BINARY = frozenset({"=", "==", "!=", "<", ">", "-nt", "-ot", "-ef", "-eq", "-ne", "-lt", "-le", "-gt",
-                     "-ge"})
-_UNARY = frozenset({"-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-p", "-r", "-s", "-t", "-u", "-w",
-                    "-x", "-G", "-L", "-N", "-O", "-S", "-o", "-v", "-R", "-z", "-n"})
+_BINARY = BINARY - {"=~"}  # ``[[``'s binary primaries but the regular expression match
+_UNARY = UNARY  # the same unary primaries as ``[[``'s
 
 _OPTIONS = frozenset({"allexport", "braceexpand", "emacs", "errexit", "errtrace", "functrace", "hashall",
                       "histexpand", "history", "ignoreeof", "interactive-comments", "keyword", "monitor",
