@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kbatch.api.errors import BadRequest
-from kbatch.api.go_unmarshal import go_number, json_kind
+from kbatch.api.go_unmarshal import cannot_unmarshal, go_number, json_kind
 from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 
 __all__ = ["LATEST", "ContinueToken", "decode_continue", "encode_continue", "reissue_continue"]
@@ -97,12 +97,10 @@ def _fields(data: dict[str, Any]) -> dict[str, Any]:
         name = key if key in _FIELDS else next((f for f in _FIELDS if f.casefold() == key.casefold()), None)
         if name is None or value is None:
             continue
-        if not _fits(value, _FIELDS[name]):
-            shown = json_kind(value)
-            if _FIELDS[name] == "int64" and shown == "number":
-                shown = f"number {go_number(value)}"  # a number target names the literal (literalStore)
-            raise BadRequest(f"{_INVALID}: json: cannot unmarshal {shown} into Go struct field "
-                             f"continueToken.{name} of type {_FIELDS[name]}")
+        go_type = _FIELDS[name]
+        if not _fits(value, go_type):  # a number target names the literal (literalStore)
+            raise BadRequest(f"{_INVALID}: " + cannot_unmarshal(
+                value, "continueToken", name, go_type, integer=go_type == "int64", text=go_number))
         fields[name] = value
     return fields
 
