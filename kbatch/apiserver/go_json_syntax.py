@@ -21,7 +21,7 @@ from typing import Any
 
 from kbatch.api.go_unmarshal import JsonNumber
 
-__all__ = ["GoSyntaxError", "loads", "syntax_error"]
+__all__ = ["GoSyntaxError", "interpret_json", "is_json_buffer", "loads", "syntax_error"]
 
 MAX_DEPTH = 10_000  # encoding/json maxNestingDepth
 _WS = b" \t\r\n"
@@ -59,6 +59,22 @@ def loads(body: bytes, *, literals: bool = False) -> Any:
     except ValueError:
         fallback = _END
     raise GoSyntaxError(syntax_error(body) or fallback)
+
+
+def is_json_buffer(text: str) -> bool:
+    """apimachinery ``util/yaml`` ``IsJSONBuffer``: the first non-blank character is ``{``, so a
+    universal decoder's recognizer gives the text to its JSON serializer, flow-style YAML or not."""
+    return text.lstrip().startswith("{")
+
+
+def interpret_json(text: str) -> Any:
+    """Such text as the JSON serializer reads it, numbers as written (:func:`loads` ``literals``); a
+    syntax error fails its first step (``SimpleMetaFactory.Interpret``): a :class:`GoSyntaxError`
+    reading ``couldn't get version/kind; json parse error: …``."""
+    try:
+        return loads(text.encode(), literals=True)
+    except GoSyntaxError as err:
+        raise GoSyntaxError(f"couldn't get version/kind; json parse error: {err}") from None
 
 
 def quote_char(c: int) -> str:

@@ -154,11 +154,13 @@ def _read_scheduler_config(path: str) -> dict[str, Any]:
     """The ``KubeSchedulerConfiguration`` document in ``path`` (YAML or JSON)."""
     from ruamel.yaml import YAML, YAMLError
 
+    from kbatch.apiserver.go_json_syntax import is_json_buffer
+
     try:
         text = Path(path).read_text()
     except OSError as err:
         raise UserError(f"--scheduler-config {path}: {err.strerror}") from None
-    if text.lstrip().startswith("{"):
+    if is_json_buffer(text):
         doc = _json_scheduler_config(text)
     else:
         try:
@@ -176,13 +178,13 @@ def _json_scheduler_config(text: str) -> Any:
     is no ``int32``, where YAML's ``3.0`` reaches the decoder as ``3``). The literals are gone once
     the document is recorded, so the decoding, nested plugin args too, is checked here; a syntax
     error is the serializer's (``SimpleMetaFactory.Interpret``)."""
-    from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
+    from kbatch.apiserver.go_json_syntax import GoSyntaxError, interpret_json
     from kbatch.controllers.scheduler import decode_nested_objects, parse_config, plugin_registry
 
     try:
-        doc = loads(text.encode(), literals=True)
+        doc = interpret_json(text)
     except GoSyntaxError as err:
-        raise UserError(f"couldn't get version/kind; json parse error: {err}") from None
+        raise UserError(str(err)) from None
     if isinstance(doc, dict):
         decode_nested_objects(parse_config(doc), plugin_registry())
     return doc

@@ -23,7 +23,7 @@ from kbatch.api.errors import FieldError, Invalid
 from kbatch.api.features import FeatureGateError, FeatureGates
 from kbatch.api.kueue_config import KueueConfig, load, shipped
 from kbatch.api.kueue_config_metrics import parse_entries, workload_sources
-from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
+from kbatch.apiserver.go_json_syntax import GoSyntaxError, interpret_json, is_json_buffer
 from kbatch.controllers.kueue.gate_dependencies import gate_dependency_errors
 
 __all__ = ["KueueSettings", "parse_config", "settings_for"]
@@ -97,13 +97,12 @@ def _json_document(text: str) -> list[Any] | None:
     numbers as written, even where YAML's flow style would read it (the recognizer gives it to the
     JSON serializer: ``IsJSONBuffer``); ``None``: other text, which is YAML. Text that is no JSON
     fails as the serializer's first step fails (``SimpleMetaFactory.Interpret``)."""
-    if not text.lstrip().startswith("{"):
+    if not is_json_buffer(text):
         return None
     try:
-        return [loads(text.encode(), literals=True)]
+        return [interpret_json(text)]
     except GoSyntaxError as err:
-        raise Invalid("invalid Kueue configuration: couldn't get version/kind; "
-                      f"json parse error: {err}") from None
+        raise Invalid(f"invalid Kueue configuration: {err}") from None
 
 
 def _refuse_repeated_keys(text: str) -> None:
