@@ -69,7 +69,7 @@ from kbatch.sim.shell_syntax import (
 from kbatch.sim.shell_test import TestError, test_status
 from kbatch.sim.shell_trace import trace, trace_cond, trace_line, written_words
 from kbatch.sim.shell_vars import DECLARATIONS, WARNINGS
-from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, first_unmodelled
+from kbatch.sim.shell_vocab import ASSIGNMENT, BUILTINS, TESTS, command_target, first_unmodelled
 from kbatch.sim.signals import StopSignal, killed_status
 
 __all__ = ["MAX_LOG_LINES", "MAX_STEPS", "FilesFactory", "Shell", "run_script"]
@@ -810,8 +810,7 @@ def _command_builtin(shell: Shell, name: str, rest: list[str], scope: MutableMap
     function of that name; ``builtin`` of no builtin is an error (``not a shell builtin``, 1).
     Nothing to run is status 0. Its words were expanded as any command's: bash 5.2 outside POSIX
     mode makes no declaration utility of ``command export`` (``X=$v`` split)."""
-    while rest and rest[0] in (["-p", "--"] if name == "command" else ["--"]):
-        rest = rest[1:]
+    rest = command_target(name, rest)
     if not rest:
         shell.status = 0
     elif name == "builtin" and (rest[0] in EXTERNAL or rest[0] not in _SHELL_BUILTINS):

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from kbatch.sim.shell_expand import dequote, expand
 from kbatch.sim.shell_quote import bash_quote
 from kbatch.sim.shell_scan import FREE, scan
-from kbatch.sim.shell_vocab import ASSIGNMENT
+from kbatch.sim.shell_vocab import ASSIGNMENT, command_target
 
 if TYPE_CHECKING:
     from kbatch.sim.shell_run import Shell
@@ -66,8 +66,8 @@ def trace(shell: Shell, argv: Sequence[str], scope: MutableMapping[str, str]) ->
     if not rest:
         return
     trace_line(shell, " ".join(bash_quote(word) for word in rest), scope)
-    while rest[0] in ("command", "builtin") and len(rest) > 1:  # the builtin they run traces the same
-        rest = rest[2:] if rest[1] in ("-p", "--") else rest[1:]
+    while rest[0] in ("command", "builtin"):  # the builtin they run traces the same
+        rest = command_target(rest[0], rest[1:])
         if not rest:
             return
     if rest[0] in ("export", "readonly"):  # bash 5.2 traces the assignments they make

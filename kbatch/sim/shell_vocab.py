@@ -35,8 +35,8 @@ from kbatch.sim.shell_syntax import (
 )
 from kbatch.sim.shell_text import FILTERS, modelled_filter
 
-__all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "first_unmodelled",
-           "modelled"]
+__all__ = ["ASSIGNMENT", "BUILTINS", "FILE_COMMANDS", "KNOWN", "READS_STDIN", "TESTS", "command_target",
+           "first_unmodelled", "modelled"]
 
 BUILTINS = frozenset({"set", "umask"})
 """Builtins that take no time and answer 0 (``cd`` is modelled apart: it moves the directory)."""
@@ -68,14 +68,22 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return not operands or (not operands[0].startswith("-") and not ASSIGNMENT.match(operands[0])
                                 and modelled(operands))  # ``exec X=1 cmd``: ``X=1`` is the program
     if name in ("command", "builtin"):  # the command they run, no function (bash ``command``, ``builtin``)
-        operands = _operands(rest)
-        while operands and operands[0] in ("-p", "--"):
-            operands = operands[1:]
+        operands = command_target(name, _operands(rest))
         return not operands or (not operands[0].startswith("-") and modelled(operands))
     return (name in KNOWN and env_modelled(name, _operands(rest))) or name in functions or "$" in name
 
 
 _REDIRECTION = re.compile(r"^(\d*|&)(>>?|<<<|<)")
+
+
+def command_target(name: str, rest: Sequence[str]) -> list[str]:
+    """The command ``command [-p] [--] …`` or ``builtin [--] …`` runs: ``rest`` without their
+    options (``builtins/command.def``, ``builtin.def``)."""
+    options = ("-p", "--") if name == "command" else ("--",)
+    start = 0
+    while start < len(rest) and rest[start] in options:
+        start += 1
+    return list(rest[start:])
 
 
 def _operands(argv: list[str]) -> list[str]:
