@@ -32,6 +32,20 @@ _RESOURCES = st.one_of(
         "requests": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
         "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", ""])}), max_size=1),
     }))
+_FIELD_REF = st.fixed_dictionaries(
+    {"fieldPath": st.sampled_from([
+        "metadata.name", "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+        "metadata.labels['bad key!']", "spec.nodeName", "status.podIP", "bogus", ""])},
+    optional={"apiVersion": st.sampled_from(["v1", "", "v2"])})
+_VALUE_FROM = st.one_of(
+    st.fixed_dictionaries({"fieldRef": _FIELD_REF}),
+    st.fixed_dictionaries({"fieldRef": _FIELD_REF, "secretKeyRef": st.just({"name": "s", "key": "k"})}),
+    st.fixed_dictionaries({"configMapKeyRef": st.fixed_dictionaries({"name": st.sampled_from(["c", ""]),
+                                                                     "key": st.sampled_from(["k", ""])})}),
+    st.just({}))
+_ENV = st.fixed_dictionaries(
+    {"name": st.sampled_from(["A", "", "B=C", "JOB_COMPLETION_INDEX", "caf\u00e9", "tab\t", "sp ace"])},
+    optional={"value": st.sampled_from(["", "x"]), "valueFrom": _VALUE_FROM})
 _CONTAINER = st.fixed_dictionaries(
     {"name": _NAME, "image": st.sampled_from(["busybox", "", " busybox", "nginx:1.25"])},
     optional={
@@ -40,7 +54,7 @@ _CONTAINER = st.fixed_dictionaries(
         "ports": st.lists(st.fixed_dictionaries({"containerPort": st.sampled_from([80, 0, 70000]),
                                                  "protocol": st.sampled_from(["TCP", "", "XTP"])}),
                           max_size=1),
-        "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "", "B=C"])}), max_size=1),
+        "env": st.lists(_ENV, max_size=3),
         "restartPolicy": st.sampled_from(["Always", "Never"]),
         "resources": _RESOURCES,
         "resizePolicy": st.lists(st.fixed_dictionaries({
@@ -185,3 +199,22 @@ def test_the_plugins_volume_and_mounts_take_the_fast_path() -> None:
                        for n, m in (("main", [mount]), ("side", []))]})
     assert _validate_pod_spec(spec, "spec") == []
     assert plain_spec_valid(spec)
+
+
+def test_an_indexed_job_pod_takes_the_fast_path() -> None:
+    """The Job controller's pod of an Indexed Job (``JOB_COMPLETION_INDEX`` from a fieldRef, hostname,
+    the ServiceAccount plugin's volume), as stored: valid, and recognised without the general path."""
+    from kbatch import ControlPlane
+    from kbatch.api.core_v1 import Pod
+    from kbatch.testing import make_job
+
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply(make_job("idx").indexed(2).parallelism(2).command("sleep 1").obj())
+    cp.run_until_idle()
+    pods = cp.client.list(Pod, "default").items
+    assert len(pods) == 2
+    for pod in pods:
+        env = pod.spec.containers[0].env or []
+        assert [e.name for e in env] == ["JOB_COMPLETION_INDEX"]
+        assert _validate_pod_spec(pod.spec, "spec") == []
+        assert plain_spec_valid(pod.spec)
