@@ -8,10 +8,12 @@ gives the memoised checks' answer.
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbatch.api import validation
 from kbatch.api.core_v1 import PodSpec
 from kbatch.api.strategies.core.pod_validation import _validate_pod_spec, plain_spec_valid, validate_pod_spec
 from kbatch.api.validation import (
@@ -30,7 +32,9 @@ _RESOURCES = st.one_of(
     st.fixed_dictionaries({}, optional={
         "limits": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
         "requests": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
-        "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", ""])}), max_size=1),
+        "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", "d", ""])},
+                                                 optional={"request": st.sampled_from(["r", "", "Bad_"])}),
+                           max_size=2),
     }))
 _FIELD_REF = st.fixed_dictionaries(
     {"fieldPath": st.sampled_from([
@@ -72,6 +76,10 @@ _TOLERATION = st.fixed_dictionaries({}, optional={
     "effect": st.sampled_from(["NoExecute", "NoSchedule", "", "Bogus"]),
     "tolerationSeconds": st.sampled_from([300, -1]),
 })
+_POD_CLAIMS = st.lists(st.fixed_dictionaries(
+    {"name": st.sampled_from(["c", "d", "", "Bad_"])},
+    optional={"resourceClaimName": st.sampled_from(["x", "Bad_"]),
+              "resourceClaimTemplateName": st.just("t")}), max_size=2)
 _SPEC = st.fixed_dictionaries(
     {"containers": st.lists(_CONTAINER, max_size=3)},
     optional={
@@ -98,6 +106,7 @@ _SPEC = st.fixed_dictionaries(
             "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()})}),
         "preemptionPolicy": st.sampled_from(["PreemptLowerPriority", "Never", "", "Bogus"]),
         "tolerations": st.lists(_TOLERATION, max_size=3),
+        "resourceClaims": _POD_CLAIMS,
         "nodeName": st.sampled_from(["node-1", "Bad_Node"]),
         "schedulerName": st.sampled_from(["default-scheduler", "Bad_Scheduler"]),
         "activeDeadlineSeconds": st.sampled_from([1, 0]),
@@ -118,7 +127,7 @@ _SPEC_EXTRAS = {"dnsConfig", "hostAliases", "readinessGates", "runtimeClassName"
 @given(_SPEC)
 def test_plain_spec_valid_only_when_the_general_path_finds_nothing(document: dict[str, Any]) -> None:
     spec = PodSpec.model_validate(document)
-    general = _validate_pod_spec(spec, "spec")
+    general = _general_only(spec)
     if plain_spec_valid(spec):
         assert general == []
     assert validate_pod_spec(spec, "spec") == general
@@ -218,3 +227,41 @@ def test_an_indexed_job_pod_takes_the_fast_path() -> None:
         assert [e.name for e in env] == ["JOB_COMPLETION_INDEX"]
         assert _validate_pod_spec(pod.spec, "spec") == []
         assert plain_spec_valid(pod.spec)
+
+
+def _general_only(spec: PodSpec) -> list[Any]:
+    """The general path's errors with no fast path inside it either (``validate_resource_requirements``
+    shortcuts through ``resource_requirements_plain`` too): the reference the fast path must agree with."""
+    with mock.patch.object(validation, "resource_requirements_plain", lambda *_: False):
+        return _validate_pod_spec(spec, "spec")
+
+
+_NODE_SELECTOR = st.dictionaries(st.sampled_from(["zone", "bad key", "cloud.example.com/flavor"]),
+                                 st.sampled_from(["a", "", "bad value!"]), max_size=2)
+
+
+@settings(max_examples=400)
+@given(_RESOURCES, _POD_CLAIMS, _NODE_SELECTOR, st.lists(_ENV, max_size=3))
+def test_the_fast_path_decides_claims_resources_selectors_and_env_of_a_valid_pod(
+        resources: Any, claims: list[dict[str, Any]], selector: dict[str, str],
+        env: list[dict[str, Any]]) -> None:
+    """On an otherwise valid spec: the fast path says "valid" only when the general path finds
+    nothing, and it does say so for the shapes it covers (claims without a request, any resource
+    names, node selectors, env literals and fieldRefs): a DRA pod, a GPU pod, a Kueue-admitted pod and
+    an Indexed Job pod."""
+    container: dict[str, Any] = {"name": "main", "image": "busybox", "terminationMessagePolicy": "File",
+                                 "imagePullPolicy": "Always", "env": env}
+    if resources is not None:
+        container["resources"] = resources
+    spec = PodSpec.model_validate({"restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+                                   "resourceClaims": claims, "nodeSelector": selector,
+                                   "containers": [container]})
+    general = _general_only(spec)
+    plain = plain_spec_valid(spec)
+    if plain:
+        assert general == []
+    covered = all(set(e.get("valueFrom") or {}) <= {"fieldRef"} for e in env) and not any(
+        c.get("request") for c in (resources or {}).get("claims", ()))
+    if covered and general == []:
+        assert plain
+    assert validate_pod_spec(spec, "spec") == general

@@ -10,6 +10,7 @@ probes and lifecycle hooks are :mod:`.probe_validation`'s, the security context
 from __future__ import annotations
 
 import functools
+from collections.abc import Set as AbstractSet
 
 from kbatch.api.core_v1 import (
     Container,
@@ -285,11 +286,13 @@ def validate_container_common(c: Container, path: str, volumes: set[str], claims
     return _validate_common(c, path, volumes, claims, pod)
 
 
-def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | None = None) -> bool:
+def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | None = None,
+                          claims: AbstractSet[str] = frozenset()) -> bool:
     """Whether :func:`validate_containers` certainly finds nothing wrong with ``c`` (a regular
     container without ports, env only as :func:`plain_env` accepts, no mount but ``mount``, a mount
     of a volume known valid; adds its name to ``names`` then): the same checks as
-    :func:`_validate_common` without paths. ``False`` only means "take the general path"."""
+    :func:`_validate_common` without paths; ``claims`` are the pod's claim names its resources may
+    use. ``False`` only means "take the general path"."""
     d = c.__dict__
     mounts = d["volume_mounts"]
     name, image = d["name"], d["image"]
@@ -302,7 +305,7 @@ def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | No
             or d["lifecycle"] is not None or d["liveness_probe"] is not None
             or d["readiness_probe"] is not None or d["startup_probe"] is not None
             or d["resize_policy"] or d["security_context"] is not None
-            or not resource_requirements_plain(d["resources"])):
+            or not resource_requirements_plain(d["resources"], claims)):
         return False
     names.add(name)
     return True
