@@ -236,26 +236,28 @@ def _general_only(spec: PodSpec) -> list[Any]:
         return _validate_pod_spec(spec, "spec")
 
 
+_GROUP = st.one_of(st.none(), st.fixed_dictionaries(
+    {}, optional={"podGroupName": st.sampled_from(["g", "", "Bad_Group", "a." * 127])}))
 _NODE_SELECTOR = st.dictionaries(st.sampled_from(["zone", "bad key", "cloud.example.com/flavor"]),
                                  st.sampled_from(["a", "", "bad value!"]), max_size=2)
 
 
 @settings(max_examples=400)
-@given(_RESOURCES, _POD_CLAIMS, _NODE_SELECTOR, st.lists(_ENV, max_size=3))
+@given(_RESOURCES, _POD_CLAIMS, _NODE_SELECTOR, st.lists(_ENV, max_size=3), _GROUP)
 def test_the_fast_path_decides_claims_resources_selectors_and_env_of_a_valid_pod(
         resources: Any, claims: list[dict[str, Any]], selector: dict[str, str],
-        env: list[dict[str, Any]]) -> None:
+        env: list[dict[str, Any]], group: dict[str, Any] | None) -> None:
     """On an otherwise valid spec: the fast path says "valid" only when the general path finds
     nothing, and it does say so for the shapes it covers (claims without a request, any resource
-    names, node selectors, env literals and fieldRefs): a DRA pod, a GPU pod, a Kueue-admitted pod and
-    an Indexed Job pod."""
+    names, node selectors, env literals and fieldRefs, scheduling groups): a DRA pod, a GPU pod, a
+    Kueue-admitted pod, an Indexed Job pod and a gang member."""
     container: dict[str, Any] = {"name": "main", "image": "busybox", "terminationMessagePolicy": "File",
                                  "imagePullPolicy": "Always", "env": env}
     if resources is not None:
         container["resources"] = resources
     spec = PodSpec.model_validate({"restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
                                    "resourceClaims": claims, "nodeSelector": selector,
-                                   "containers": [container]})
+                                   "containers": [container], "schedulingGroup": group})
     general = _general_only(spec)
     plain = plain_spec_valid(spec)
     if plain:
