@@ -19,10 +19,11 @@ if TYPE_CHECKING:
     from kbatch.api.core_v1 import PodSpec
     from kbatch.api.features import FeatureGates
 
-__all__ = ["CONTAINER_STOP_SIGNALS", "drop_disabled_job_fields", "drop_disabled_pod_fields", "gate_on",
-           "pod_fields_to_drop"]
+__all__ = ["CONTAINER_RESTART_RULES", "CONTAINER_STOP_SIGNALS", "drop_disabled_job_fields",
+           "drop_disabled_pod_fields", "gate_on", "pod_fields_to_drop"]
 
 CONTAINER_STOP_SIGNALS = "ContainerStopSignals"
+CONTAINER_RESTART_RULES = "ContainerRestartRules"
 
 
 def gate_on(gates: FeatureGates | None, name: str) -> bool:
@@ -32,19 +33,24 @@ def gate_on(gates: FeatureGates | None, name: str) -> bool:
 
 def drop_disabled_pod_fields(spec: PodSpec, old: PodSpec | None, gates: FeatureGates | None) -> None:
     """``spec.schedulingGroup`` needs GenericWorkload (KEP-4671); a container's
-    ``lifecycle.stopSignal`` needs ContainerStopSignals (KEP-4960, ``dropContainerStopSignals``)."""
+    ``lifecycle.stopSignal`` needs ContainerStopSignals (KEP-4960, ``dropContainerStopSignals``); a
+    regular container's ``restartPolicy``/``restartPolicyRules`` need ContainerRestartRules (KEP-5307,
+    :func:`_drop_container_restart_rules`)."""
     if spec.scheduling_group is not None and not gate_on(gates, GENERIC_WORKLOAD) \
             and (old is None or old.scheduling_group is None):
         spec.scheduling_group = None
     if not gate_on(gates, CONTAINER_STOP_SIGNALS) and not (old is not None and _stop_signals_in_use(old)):
         for container in _all_containers(spec):
             _drop_stop_signal(container)
+    if not gate_on(gates, CONTAINER_RESTART_RULES) and not (old is not None and _restart_rules_in_use(old)):
+        _drop_container_restart_rules(spec)
 
 
 def pod_fields_to_drop(spec: PodSpec) -> bool:
     """May :func:`drop_disabled_pod_fields` drop anything (a cheap check for the pod hot path)?"""
     return spec.scheduling_group is not None or any(
-        getattr(c, "lifecycle", None) is not None for c in _all_containers(spec))
+        getattr(c, "lifecycle", None) is not None for c in _all_containers(spec)) or any(
+        c.restart_policy is not None or c.restart_policy_rules is not None for c in spec.containers or ())
 
 
 def _all_containers(spec: PodSpec) -> list[Any]:
@@ -55,6 +61,21 @@ def _all_containers(spec: PodSpec) -> list[Any]:
 def _stop_signals_in_use(spec: PodSpec) -> bool:
     return any(getattr(c, "lifecycle", None) is not None and c.lifecycle.stop_signal is not None
                for c in _all_containers(spec))
+
+
+def _restart_rules_in_use(spec: PodSpec) -> bool:
+    """A regular container with its own policy or rules (upstream ``containerRestartRulesInUse``,
+    kbatch's reading; a sidecar's ``restartPolicy: Always`` belongs to SidecarContainers)."""
+    return any(c.restart_policy is not None or c.restart_policy_rules is not None
+               for c in spec.containers or ())
+
+
+def _drop_container_restart_rules(spec: PodSpec) -> None:
+    """Upstream ``dropContainerRestartRules`` for the containers kbatch accepts them on: the regular
+    ones (init containers keep ``restartPolicy: Always``, the only policy kbatch lets them have)."""
+    for container in spec.containers or ():
+        container.restart_policy = None
+        container.restart_policy_rules = None
 
 
 def _drop_stop_signal(container: Any) -> None:

@@ -145,7 +145,7 @@ def test_pod_validation_messages() -> None:
         {
             "containers": [
                 {"name": "Bad", "image": ""},
-                {"name": "Bad", "image": "x", "restartPolicy": "Always", "imagePullPolicy": "Sometimes"},
+                {"name": "Bad", "image": "x", "restartPolicy": "Sometime", "imagePullPolicy": "Sometimes"},
             ],
             "restartPolicy": "Sometimes",
             "tolerations": [
@@ -165,7 +165,8 @@ def test_pod_validation_messages() -> None:
         'spec.containers[1].imagePullPolicy: Unsupported value: "Sometimes": supported values: '
         '"Always", "IfNotPresent", "Never"'
     ) in errs
-    assert "spec.containers[1].restartPolicy: Forbidden: may not be set for non-init containers" in errs
+    assert ('spec.containers[1].restartPolicy: Unsupported value: "Sometime": supported values: '  # KEP-5307
+            '"Always", "Never", "OnFailure"') in errs
     assert (
         'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"'
     ) in errs

@@ -50,6 +50,9 @@ _VALUE_FROM = st.one_of(
 _ENV = st.fixed_dictionaries(
     {"name": st.sampled_from(["A", "", "B=C", "JOB_COMPLETION_INDEX", "caf\u00e9", "tab\t", "sp ace"])},
     optional={"value": st.sampled_from(["", "x"]), "valueFrom": _VALUE_FROM})
+_RESTART_RULE = st.fixed_dictionaries({"action": st.sampled_from(["Restart", "x"])}, optional={
+    "exitCodes": st.fixed_dictionaries({"operator": st.sampled_from(["In", "NotIn", ""])},
+                                       optional={"values": st.just([42])})})
 _CONTAINER = st.fixed_dictionaries(
     {"name": _NAME, "image": st.sampled_from(["busybox", "", " busybox", "nginx:1.25"])},
     optional={
@@ -59,7 +62,8 @@ _CONTAINER = st.fixed_dictionaries(
                                                  "protocol": st.sampled_from(["TCP", "", "XTP"])}),
                           max_size=1),
         "env": st.lists(_ENV, max_size=3),
-        "restartPolicy": st.sampled_from(["Always", "Never"]),
+        "restartPolicy": st.sampled_from(["Always", "Never", "OnFailure", "Bogus"]),
+        "restartPolicyRules": st.lists(_RESTART_RULE, max_size=1),
         "resources": _RESOURCES,
         "resizePolicy": st.lists(st.fixed_dictionaries({
             "resourceName": st.sampled_from(["cpu", "gpu", ""]),
@@ -149,6 +153,19 @@ def test_the_usual_defaulted_spec_takes_the_fast_path_once_its_tolerations_were_
     plain = plain and not set(document) & _SPEC_EXTRAS
     if plain and general == []:
         assert plain_spec_valid(spec)
+
+
+@given(st.fixed_dictionaries({}, optional={"restartPolicy": st.sampled_from(["Never", "OnFailure", "Bogus"]),
+                                           "restartPolicyRules": st.lists(_RESTART_RULE, max_size=2)}))
+def test_container_restart_rules_take_the_general_path(fields: dict[str, Any]) -> None:
+    """A regular container's own restart policy or rules (KEP-5307) are the general path's to check."""
+    spec = PodSpec.model_validate({"restartPolicy": "Never", "dnsPolicy": "ClusterFirst", "containers": [
+        {"name": "main", "image": "busybox", "terminationMessagePolicy": "File", "imagePullPolicy": "Always",
+         **fields}]})
+    general = _general_only(spec)
+    if plain_spec_valid(spec):
+        assert general == []
+    assert validate_pod_spec(spec, "spec") == general
 
 
 _TEXT = st.one_of(st.from_regex(r"[a-z0-9]([a-z0-9.-]{0,30}[a-z0-9])?", fullmatch=True),

@@ -16,6 +16,7 @@ from kbatch.api.core_v1 import (
     Container,
     ContainerPort,
     ContainerResizePolicy,
+    ContainerRestartRule,
     EnvFromSource,
     EnvVar,
     EnvVarSource,
@@ -301,7 +302,7 @@ def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | No
             or d["image_pull_policy"] not in PULL_POLICIES
             or d["ports"] or (d["env"] and not plain_env(d["env"])) or d["env_from"]
             or (mounts and (mount is None or len(mounts) != 1 or mounts[0] != mount))
-            or d["restart_policy"] is not None
+            or d["restart_policy"] is not None or d["restart_policy_rules"] is not None
             or d["lifecycle"] is not None or d["liveness_probe"] is not None
             or d["readiness_probe"] is not None or d["startup_probe"] is not None
             or d["resize_policy"] or d["security_context"] is not None
@@ -344,10 +345,52 @@ def validate_containers(containers: list[Container], path: str, names: set[str],
         names.add(c.name)
         errs += validate_lifecycle(c.lifecycle, grace, child(at, "lifecycle"))
         errs += validate_probes(c, grace, at)
-        if c.restart_policy is not None:
-            errs.append(FieldError.forbidden(child(at, "restartPolicy"),
-                                             "may not be set for non-init containers"))
+        errs += validate_container_restart_policy(c, at)
     return errs + _host_port_conflicts(containers, path)
+
+
+CONTAINER_RESTART_POLICIES = ["Always", "Never", "OnFailure"]
+RESTART_RULE_OPERATORS = ["In", "NotIn"]
+MAX_RESTART_RULES, MAX_RULE_EXIT_CODES = 20, 255
+
+
+def validate_container_restart_policy(c: Container, path: str) -> list[FieldError]:
+    """A regular container's own ``restartPolicy`` and ``restartPolicyRules`` (KEP-5307; upstream
+    ``validateContainerRestartPolicy``, reached while the ContainerRestartRules gate is on: with it
+    off :func:`kbatch.api.gates.drop_disabled_pod_fields` has removed both already). Rules need the
+    container's own policy; each rule restarts (the only action) on exit codes ``In``/``NotIn`` a
+    list of at most 255 values; at most 20 rules."""
+    errs: list[FieldError] = []
+    rules = c.restart_policy_rules or []
+    if c.restart_policy is None:
+        if rules:
+            errs.append(FieldError.required(child(path, "restartPolicy"),
+                                            "must specify restartPolicy when restart rules are used"))
+    elif c.restart_policy not in CONTAINER_RESTART_POLICIES:
+        errs.append(FieldError.not_supported(child(path, "restartPolicy"), c.restart_policy,
+                                             CONTAINER_RESTART_POLICIES))
+    at = child(path, "restartPolicyRules")
+    if len(rules) > MAX_RESTART_RULES:
+        errs.append(FieldError.too_many(at, len(rules), MAX_RESTART_RULES))
+    for i, rule in enumerate(rules):
+        errs += _restart_rule_errors(rule, index(at, i))
+    return errs
+
+
+def _restart_rule_errors(rule: ContainerRestartRule, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if rule.action != "Restart":
+        errs.append(FieldError.not_supported(child(path, "action"), rule.action, ["Restart"]))
+    codes = rule.exit_codes
+    if codes is None:
+        return [*errs, FieldError.required(child(path, "exitCodes"), "must be specified")]
+    if codes.operator not in RESTART_RULE_OPERATORS:
+        errs.append(FieldError.not_supported(child(child(path, "exitCodes"), "operator"), codes.operator,
+                                             RESTART_RULE_OPERATORS))
+    if len(codes.values or ()) > MAX_RULE_EXIT_CODES:
+        errs.append(FieldError.too_many(child(child(path, "exitCodes"), "values"), len(codes.values or ()),
+                                        MAX_RULE_EXIT_CODES))
+    return errs
 
 
 _INIT_ONLY = "may not be set for init containers without restartPolicy=Always"
