@@ -98,4 +98,5 @@ def test_update_keeps_rules_already_in_use_and_sidecars_keep_their_policy() -> N
         drop_disabled_pod_fields(new, previous, off)
         assert new.containers[0].restart_policy == kept
         assert (new.containers[0].restart_policy_rules is not None) == (kept is not None)
-        assert new.init_containers[0].restart_policy == "Always"  # a sidecar is no restart rule
+        sidecar = (new.init_containers or [])[0]
+        assert sidecar.restart_policy == "Always"  # a sidecar's policy is not a restart rule
