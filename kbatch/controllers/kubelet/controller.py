@@ -54,6 +54,7 @@ from kbatch.controllers.kubelet.engine import (
     INIT,
     SIDECAR,
     Fault,
+    OwnRestart,
     PodRun,
     PreStop,
     Proc,
@@ -111,12 +112,23 @@ def _has_probe(c: Any) -> bool:
     return c.startup_probe is not None or c.readiness_probe is not None or c.liveness_probe is not None
 
 
+def own_restart(c: Any) -> OwnRestart | None:
+    """A regular container's own restart policy and rules (KEP-5307; the API server dropped them when
+    the ContainerRestartRules gate is off), or None."""
+    if c.restart_policy is None:
+        return None
+    rules = tuple((r.exit_codes.operator, frozenset(r.exit_codes.values or ()))
+                  for r in c.restart_policy_rules or () if r.exit_codes is not None)
+    return OwnRestart(c.restart_policy, rules)
+
+
 def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
     spec = pod.spec
     inits = [Proc(c.name, SIDECAR if c.restart_policy == "Always" else INIT, c.image or "")
              for c in spec.init_containers] if spec.init_containers else ()  # () is shared: no list per pod
     waiting = "PodInitializing" if inits else "ContainerCreating"
-    apps = [Proc(c.name, APP, c.image or "", reason=waiting) for c in spec.containers]
+    apps = [Proc(c.name, APP, c.image or "", reason=waiting, own_restart=own_restart(c))
+            for c in spec.containers]
     for proc, c in zip([*inits, *apps], [*(spec.init_containers or ()), *spec.containers], strict=True):
         if _has_probe(c):
             proc.probe_specs = probe_specs(pod, c)

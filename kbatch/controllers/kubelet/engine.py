@@ -10,7 +10,9 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
   order; a restartable init container (sidecar) starts and the next init container follows at once;
   when every init container has succeeded, all app containers start together;
 * a container that ends is restarted when the pod's ``restartPolicy`` says so (``Always``;
-  ``OnFailure`` and a non-zero exit; sidecars always): at once the first time (its terminated state
+  ``OnFailure`` and a non-zero exit; sidecars always), or for a regular container with its own
+  ``restartPolicy``/``restartPolicyRules`` (KEP-5307) when they say so
+  (:func:`container_should_restart`): at once the first time (its terminated state
   is reported before the restart, as the kubelet writes the status its sync started from), then
   after the CrashLoopBackOff wait (:mod:`.backoff`); a failed init container under ``Never`` fails
   the pod;
@@ -92,6 +94,7 @@ __all__ = [
     "ConfigError",
     "EphemeralProc",
     "Fault",
+    "OwnRestart",
     "PodRun",
     "PreStop",
     "Proc",
@@ -99,6 +102,7 @@ __all__ = [
     "add_ephemeral",
     "advance",
     "apply_fault",
+    "container_should_restart",
     "hold_start",
     "next_wake",
     "request_deletion",
@@ -142,6 +146,15 @@ class Fault:
     message: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class OwnRestart:
+    """A regular container's own ``restartPolicy`` and ``restartPolicyRules`` (KEP-5307): each rule as
+    (operator, exit codes); validation allows ``Restart`` as the only action."""
+
+    policy: str
+    rules: tuple[tuple[str, frozenset[int]], ...] = ()
+
+
 @dataclass(slots=True)
 class Proc:
     """One container as the runtime sees it."""
@@ -170,6 +183,7 @@ class Proc:
     ready_ok: bool = True  # started and readiness Success (or no readiness probe): ``ready``
     held: tuple[float, float, ContainerRun, int] | None = None  # started, its start returns then (its
     # postStart hook): (start, return, run, restart count); the status shows the state before it
+    own_restart: OwnRestart | None = None  # a regular container's own policy (None: the pod's decides)
 
     def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
         self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
@@ -590,7 +604,22 @@ def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
         return True
     if proc.kind == INIT:
         return exit_code != 0 and run.restart_policy != "Never"
-    return run.restart_policy == "Always" or (run.restart_policy == "OnFailure" and exit_code != 0)
+    return container_should_restart(proc.own_restart, run.restart_policy, exit_code)
+
+
+def container_should_restart(own: OwnRestart | None, pod_policy: str, exit_code: int) -> bool:
+    """Whether a regular container that exited with ``exit_code`` is restarted in place (upstream
+    ``pkg/kubelet/container/helpers.go`` ``ShouldContainerBeRestarted`` with ContainerRestartRules
+    on, which asks ``ContainerShouldRestart`` in ``pkg/api/v1/pod/util.go``): the first of the
+    container's rules whose exit codes match decides (its action is ``Restart``); else the
+    container's own policy, when it has one; else the pod's. ``Always`` restarts, ``OnFailure``
+    restarts a non-zero exit, ``Never`` does not."""
+    if own is not None:
+        for operator, codes in own.rules:
+            if (exit_code in codes) == (operator == "In"):
+                return True
+    policy = own.policy if own is not None else pod_policy
+    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
 def _finish(run: PodRun, t: float, phase: str) -> None:
