@@ -11,6 +11,7 @@ from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
 from kbatch.api.features import FeatureGates, FeatureSpec, Stage
 from kbatch.api.gates import drop_disabled_pod_fields
+from kbatch.api.strategies.core import PodStrategy
 from kbatch.runtime.controlplane import ControlPlane
 
 _POD = """
@@ -100,3 +101,20 @@ def test_update_keeps_rules_already_in_use_and_sidecars_keep_their_policy() -> N
         assert (new.containers[0].restart_policy_rules is not None) == (kept is not None)
         sidecar = (new.init_containers or [])[0]
         assert sidecar.restart_policy == "Always"  # a sidecar's policy is not a restart rule
+
+
+@pytest.mark.parametrize(("exit_code", "allowed"), [(42, True), (1, False)])
+def test_a_container_its_rules_restart_may_leave_the_terminated_state(exit_code: int, allowed: bool) -> None:
+    """``ValidateContainerStateTransition`` skips a container its own policy restarts after that exit."""
+    spec = {"restartPolicy": "Never", "containers": [{
+        "name": "c", "image": "x", "restartPolicy": "Never",
+        "restartPolicyRules": [{"action": "Restart", "exitCodes": {"operator": "In", "values": [42]}}]}]}
+    ended = {"name": "c", "state": {"terminated": {"exitCode": exit_code}}}
+    old = Pod.from_dict({"metadata": {"name": "p", "namespace": "default"}, "spec": spec,
+                         "status": {"phase": "Running", "containerStatuses": [ended]}})
+    new = old.clone()
+    new.status = Pod.from_dict({"status": {"phase": "Running", "containerStatuses": [
+        {"name": "c", "state": {"running": {}}}]}}).status
+    errs = [str(e) for e in PodStrategy().validate_status_update(new, old)]
+    assert errs == ([] if allowed else [
+        "status.containerStatuses[0].state: Forbidden: may not be transitioned to non-terminated state"])

@@ -42,6 +42,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
+from kbatch.api.container_restart import own_restart
 from kbatch.api.errors import NotFound
 from kbatch.api.gates import gate_on
 from kbatch.api.node_v1 import RuntimeClass
@@ -54,7 +55,6 @@ from kbatch.controllers.kubelet.engine import (
     INIT,
     SIDECAR,
     Fault,
-    OwnRestart,
     PodRun,
     PreStop,
     Proc,
@@ -110,16 +110,6 @@ _TERMINAL = ("Succeeded", "Failed")
 
 def _has_probe(c: Any) -> bool:
     return c.startup_probe is not None or c.readiness_probe is not None or c.liveness_probe is not None
-
-
-def own_restart(c: Any) -> OwnRestart | None:
-    """A regular container's own restart policy and rules (KEP-5307; the API server dropped them when
-    the ContainerRestartRules gate is off), or None."""
-    if c.restart_policy is None:
-        return None
-    rules = tuple((r.exit_codes.operator, frozenset(r.exit_codes.values or ()))
-                  for r in c.restart_policy_rules or () if r.exit_codes is not None)
-    return OwnRestart(c.restart_policy, rules)
 
 
 def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:

@@ -12,7 +12,8 @@ transition due up to ``now`` *in time order* (so a late wake-up still produces e
 * a container that ends is restarted when the pod's ``restartPolicy`` says so (``Always``;
   ``OnFailure`` and a non-zero exit; sidecars always), or for a regular container with its own
   ``restartPolicy``/``restartPolicyRules`` (KEP-5307) when they say so
-  (:func:`container_should_restart`): at once the first time (its terminated state
+  (:func:`kbatch.api.container_restart.container_should_restart`): at once the first time (its
+  terminated state
   is reported before the restart, as the kubelet writes the status its sync started from), then
   after the CrashLoopBackOff wait (:mod:`.backoff`); a failed init container under ``Never`` fails
   the pod;
@@ -61,6 +62,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from kbatch.api.container_restart import OwnRestart, container_should_restart
 from kbatch.controllers.kubelet.backoff import (
     backoff_event_message,
     backoff_message,
@@ -94,7 +96,6 @@ __all__ = [
     "ConfigError",
     "EphemeralProc",
     "Fault",
-    "OwnRestart",
     "PodRun",
     "PreStop",
     "Proc",
@@ -102,7 +103,6 @@ __all__ = [
     "add_ephemeral",
     "advance",
     "apply_fault",
-    "container_should_restart",
     "hold_start",
     "next_wake",
     "request_deletion",
@@ -144,15 +144,6 @@ class Fault:
     exit_code: int = 1
     reason: str = "Error"
     message: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class OwnRestart:
-    """A regular container's own ``restartPolicy`` and ``restartPolicyRules`` (KEP-5307): each rule as
-    (operator, exit codes); validation allows ``Restart`` as the only action."""
-
-    policy: str
-    rules: tuple[tuple[str, frozenset[int]], ...] = ()
 
 
 @dataclass(slots=True)
@@ -605,21 +596,6 @@ def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
     if proc.kind == INIT:
         return exit_code != 0 and run.restart_policy != "Never"
     return container_should_restart(proc.own_restart, run.restart_policy, exit_code)
-
-
-def container_should_restart(own: OwnRestart | None, pod_policy: str, exit_code: int) -> bool:
-    """Whether a regular container that exited with ``exit_code`` is restarted in place (upstream
-    ``pkg/kubelet/container/helpers.go`` ``ShouldContainerBeRestarted`` with ContainerRestartRules
-    on, which asks ``ContainerShouldRestart`` in ``pkg/api/v1/pod/util.go``): the first of the
-    container's rules whose exit codes match decides (its action is ``Restart``); else the
-    container's own policy, when it has one; else the pod's. ``Always`` restarts, ``OnFailure``
-    restarts a non-zero exit, ``Never`` does not."""
-    if own is not None:
-        for operator, codes in own.rules:
-            if (exit_code in codes) == (operator == "In"):
-                return True
-    policy = own.policy if own is not None else pod_policy
-    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
 
 def _finish(run: PodRun, t: float, phase: str) -> None:

@@ -6,14 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kbatch.controllers.kubelet.engine import (
-    APP,
-    OwnRestart,
-    PodRun,
-    Proc,
-    advance,
-    container_should_restart,
-)
+from kbatch.api.container_restart import OwnRestart, container_should_restart
+from kbatch.controllers.kubelet.engine import APP, PodRun, Proc, advance
 from kbatch.sim.command import ContainerRun
 
 _ON_42 = OwnRestart("Never", (("In", frozenset({42})),))

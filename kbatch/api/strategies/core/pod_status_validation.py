@@ -16,6 +16,7 @@ unchanged.
 
 from __future__ import annotations
 
+from kbatch.api.container_restart import container_should_restart, own_restart
 from kbatch.api.core_v1 import (
     Container,
     ContainerStatus,
@@ -54,13 +55,26 @@ def _restartable(name: str, init_containers: list[Container] | None) -> bool:
     return any(c.name == name and c.restart_policy == "Always" for c in init_containers or ())
 
 
+def _restarts_itself(name: str, exit_code: int, containers: list[Container],
+                     pod_policy: str | None) -> bool:
+    """Whether the regular container ``name`` has a policy of its own that restarts it after
+    ``exit_code``."""
+    for c in containers:
+        if c.name == name:
+            own = own_restart(c)
+            return own is not None and container_should_restart(own, pod_policy, exit_code)
+    return False
+
+
 def _state_transition_errors(new: list[ContainerStatus] | None, old: list[ContainerStatus],
                              restart_policy: str | None, path: str,
-                             init_containers: list[Container] | None = None) -> list[FieldError]:
+                             init_containers: list[Container] | None = None,
+                             containers: list[Container] | None = None) -> list[FieldError]:
     """``ValidateContainerStateTransition`` / ``ValidateInitContainerStateTransition``: an old
     terminated container that will not restart may not become non-terminated (error at the old
     status's index). Pods that always restart, failed containers of OnFailure pods and sidecars
-    (``init_containers`` given) may."""
+    (``init_containers`` given) may, and so may a regular container (``containers`` given) its own
+    restart policy or rules restart after its exit code (KEP-5307, ``ContainerShouldRestart``)."""
     if restart_policy == "Always":
         return []
     errs: list[FieldError] = []
@@ -69,6 +83,9 @@ def _state_transition_errors(new: list[ContainerStatus] | None, old: list[Contai
         if done is None or (done.exit_code != 0 and restart_policy == "OnFailure"):
             continue
         if init_containers is not None and _restartable(before.name, init_containers):
+            continue
+        if containers is not None and _restarts_itself(before.name, done.exit_code, containers,
+                                                       restart_policy):
             continue
         errs += [FieldError.forbidden(child(index(path, i), "state"),
                                       "may not be transitioned to non-terminated state")
@@ -102,7 +119,7 @@ def _transition_errors(old: Pod, status: PodStatus, before: PodStatus) -> list[F
     errs: list[FieldError] = []
     if before.container_statuses:
         errs += _state_transition_errors(status.container_statuses, before.container_statuses, policy,
-                                         "status.containerStatuses")
+                                         "status.containerStatuses", containers=old.spec.containers)
     if before.init_container_statuses:
         errs += _state_transition_errors(status.init_container_statuses, before.init_container_statuses,
                                          policy, "status.initContainerStatuses",
