@@ -37,7 +37,14 @@ from kbatch.controllers.kubelet.probes import LIVENESS, READINESS, STARTUP, Prob
 from kbatch.controllers.kubelet.references import Lookup, container_references, resolve_env
 from kbatch.controllers.kubelet.service_env import ServiceSource, pod_service_env
 from kbatch.controllers.kubelet.volume_files import TokenSource, after_run, files_factory
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, expand_k8s_refs, interpret, stopped_run
+from kbatch.sim.command import (
+    DEFAULT_DURATION,
+    ContainerRun,
+    FilesFactory,
+    expand_k8s_refs,
+    interpret,
+    stopped_run,
+)
 from kbatch.sim.images import image_argv, image_env, owned_by_job, stop_rule, unknown_duration
 from kbatch.sim.signals import DEFAULT_STOP_SIGNAL, StopSignal, signal_name
 from kbatch.sim.stages import StageRule, pick_stage
@@ -209,8 +216,10 @@ def make_planner(
     referring = {c.name: c for c in containers
                  if with_refs and lookup is not None and container_references(c)}
     fields = {name: container_env(pod, c, None, addresses, svc) for name, c in referring.items()}
-    filing = {c.name: files_factory(pod, c, lookup, lambda c: container_env(pod, c, lookup, addresses, svc),
-                                    tokens)
+    def env_of(c: Any) -> dict[str, str]:
+        return container_env(pod, c, lookup, addresses, svc)
+
+    filing = {c.name: functools.partial(_files_after, pod, c, lookup, env_of, tokens)
               for c in containers if touches_files(commands[c.name][0])}
     stage: StageRule | None = None
     pod_dict: dict[str, Any] = {}
@@ -226,6 +235,13 @@ def make_planner(
                                              tokens=tokens, services=services))
     return _plan_of(commands, referring, fields, filing, stage, pod_dict, uid, (namespace, svc), lookup,
                     rng_for, default_duration)
+
+
+def _files_after(pod: Any, container: Any, lookup: Lookup | None, env_of: Callable[[Any], dict[str, str]],
+                 tokens: TokenSource | None, restart: int) -> FilesFactory:
+    """The files of the container's run after ``restart`` earlier runs
+    (:func:`.volume_files.files_factory`)."""
+    return files_factory(pod, container, lookup, env_of, tokens, earlier_runs=restart)
 
 
 def _with_post_start(pod: Any, hooked: dict[str, Any], plan: Planner, services: Vars,
@@ -268,7 +284,7 @@ def _plan_of(commands: dict[str, Command], referring: dict[str, Any], fields: di
             return ContainerRun(default_duration, 0)
         files = filing.get(proc.name)
         if files is not None:
-            return interpret(command[0], dict(command[1]), default_duration, files)
+            return interpret(command[0], dict(command[1]), default_duration, files(restart))
         return command_run(command, default_duration)
 
     return plan

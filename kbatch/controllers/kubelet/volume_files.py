@@ -47,15 +47,19 @@ _READ_ONLY_KINDS = ("config_map", "secret", "downward_api", "projected")
 
 
 def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf,
-                  tokens: TokenSource | None = None) -> FilesFactory:
+                  tokens: TokenSource | None = None, earlier_runs: int = 0) -> FilesFactory:
     """The factory of ``container``'s file view (nothing is read until it is called; a token file
-    not until a command reads it)."""
+    not until a command reads it). ``earlier_runs``: the container's own runs before this one (its
+    restart count): an emptyDir lives with the pod, so each of them is run again over the shared
+    volumes first, each with a fresh writable layer, as a restarted container starts from its image."""
 
     def build() -> FileSystem:
         shared = _shared_trees(pod)
         inits = list(pod.spec.init_containers or ())
         before = inits[:next((i for i, c in enumerate(inits) if c.name == container.name), len(inits))]
-        for earlier in before:
+        writes = any(m.name in shared for m in container.volume_mounts or ())
+        own = [container] * earlier_runs if writes else []
+        for earlier in [*before, *own]:
             if any(m.name in shared for m in earlier.volume_mounts or ()):
                 argv = [*(earlier.command or ()), *(earlier.args or ())]
                 env = env_of(earlier)

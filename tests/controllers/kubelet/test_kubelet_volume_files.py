@@ -200,3 +200,31 @@ def test_files_read_back_what_was_written_and_mounts_shadow_the_layer(writes: li
             want[f"{root}/{path}"] = text
     assert all(files.read(p) == t for p, t in want.items())
     assert files.read("/ro/k") == "v" and files.write("/ro/k", "x") is not None and files.read("/ro/k") == "v"
+
+
+def test_a_restarted_container_finds_what_its_earlier_runs_left_in_an_empty_dir() -> None:
+    """An emptyDir lives with the pod, so a container restarted in place (here by its own restart
+    rule, KEP-5307) reads what its earlier runs wrote there; /tmp is its own layer, fresh each run."""
+    cp = sim_cluster(1)
+    cp.apply("""
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'cat /tmp/mine; echo run >> /work/runs; wc -l < /work/runs; touch /tmp/mine;
+                       [ -f /work/twice ] && exit 0; [ -f /work/once ] && touch /work/twice; touch /work/once;
+                       exit 42']
+    volumeMounts: [{name: work, mountPath: /work}]
+    restartPolicy: Never
+    restartPolicyRules: [{action: Restart, exitCodes: {operator: In, values: [42]}}]
+  volumes: [{name: work, emptyDir: {}}]
+""")
+    cp.advance(60)
+    pod = get_pod(cp, "p")
+    assert pod.status.phase == "Succeeded" and pod.status.container_statuses[0].restart_count == 2
+    assert [line.strip() for line in pod_logs(cp, "default", "p", "main").splitlines()
+            if not line.startswith("cat")] == ["3"]
