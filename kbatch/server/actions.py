@@ -297,13 +297,14 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
 
     pod = backend.get(_info(backend, "pods"), namespace, name)
     chosen = _log_container(pod, name, container, previous)
-    env, files = _container_env(backend, pod, chosen["name"])
+    status = _container_status(pod, chosen["name"])
+    earlier = max(int(status.get("restartCount") or 0) - (1 if previous else 0), 0)  # runs before it
+    env, files = _container_env(backend, pod, chosen["name"], earlier)
     argv = image_argv(str(chosen.get("image") or ""), tuple(chosen.get("command") or ()),
                       tuple(chosen.get("args") or ()))
     owners = (str(ref.get("kind")) for ref in pod.get("metadata", {}).get("ownerReferences") or ())
     default = unknown_duration(owned_by_job(owners), DEFAULT_DURATION)
     run = interpret(argv, env, default, files=files)
-    status = _container_status(pod, chosen["name"])
     state = status.get("lastState") if previous else status.get("state")
     if run_started is not None:  # a run that has ended since (a followed log's): all it wrote
         state = {"terminated": {"startedAt": run_started}}
@@ -358,12 +359,15 @@ def _container_status(pod: Obj, container: str) -> Obj:
     return {}
 
 
-def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, str], FilesFactory]:
+def _container_env(backend: Any, pod: Obj, container: str,
+                   earlier_runs: int = 0) -> tuple[dict[str, str], FilesFactory]:
     """The environment the kubelet gives the container (its ``container_env``: values, the
     downward-API ``fieldRef`` forms, ``envFrom`` and ``configMapKeyRef``/``secretKeyRef`` read from
     the ConfigMaps and Secrets as they are now, the image's ``ENV``, the service variables of the
     Services as they are now), and its files as the kubelet mounts them (read
-    from the objects as they are now, when the command first touches one)."""
+    from the objects as they are now, when the command first touches one), after ``earlier_runs``
+    runs of its own (what they left in an emptyDir:
+    :func:`kbatch.controllers.kubelet.volume_files.files_factory`)."""
     from kbatch.api.core_v1 import Pod
     from kbatch.controllers.kubelet.behaviour import container_env
     from kbatch.controllers.kubelet.service_env import pod_service_env
@@ -390,7 +394,7 @@ def _container_env(backend: Any, pod: Obj, container: str) -> tuple[dict[str, st
     def env(other: Any) -> dict[str, str]:
         return container_env(model, other, lookup, services=svc)
 
-    return env(chosen), files_factory(model, chosen, lookup, env, _kubelet_tokens(backend))
+    return env(chosen), files_factory(model, chosen, lookup, env, _kubelet_tokens(backend), earlier_runs)
 
 
 def _kubelet_tokens(backend: Any) -> TokenSource | None:

@@ -318,7 +318,7 @@ def make_stopper(pod: Any, default_duration: float = DEFAULT_DURATION, lookup: L
         name = signal_name(own or signal) or DEFAULT_STOP_SIGNAL
         argv, env = container_command(pod, container, lookup, addresses, svc)
         files = files_factory(pod, container, lookup, lambda c: container_env(pod, c, lookup, addresses, svc),
-                              tokens) if touches_files(argv) else None
+                              tokens, proc.restart_count) if touches_files(argv) else None
         return stopped_run(argv, dict(env), StopSignal(name, at, pid1), exits, default_duration, files)
 
     return stop
