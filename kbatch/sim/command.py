@@ -8,7 +8,8 @@ from the container environment, as the kubelet does for command and args
 ``$$`` escapes a dollar). Then the vocabulary is:
 
 =====================  ===========================================================================
-``sleep N``            run for N seconds; N may end in ``s``, ``m``, ``h`` or ``d``; ``infinity``
+``sleep N``            run for N seconds; N may end in ``s``, ``m``, ``h`` or ``d``; ``infinity``;
+                       also ``/bin/sleep`` (a program named by its system path, shell_pids.program)
 ``exit N``             end now with exit code N (inside ``sh -c``; a bare ``exit`` is ``exit 0``)
 ``true`` / ``false``   exit status 0 / 1, no time
 ``echo …``             append the words (after substitution) as one line of the container's log

@@ -46,7 +46,7 @@ from kbatch.sim.shell_fds import LogSink, Stream, rebound
 from kbatch.sim.shell_glob import expand_pathname
 from kbatch.sim.shell_input import Input
 from kbatch.sim.shell_params import ParamError
-from kbatch.sim.shell_pids import BACKGROUND_KEY, EXTERNAL, Pids
+from kbatch.sim.shell_pids import BACKGROUND_KEY, EXTERNAL, Pids, program
 from kbatch.sim.shell_positional import FLAGS_KEY, SHELL_KEY, set_positional
 from kbatch.sim.shell_syntax import (
     Background,
@@ -852,8 +852,9 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     if name in ("command", "builtin"):
         _command_builtin(shell, name, rest, scope, stdin)
         return
-    command = COMMANDS.get(name)
     function = shell.functions.get(name) if functions else None
+    name = program(name)
+    command = COMMANDS.get(name)
     external = function is None and (name in EXTERNAL or (command is None and name not in _BUILTIN_NAMES))
     shell.exec_pid = shell.pids.fork() if external else None
     if function is not None:

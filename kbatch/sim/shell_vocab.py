@@ -17,6 +17,7 @@ from kbatch.sim.container_run import parse_sleep
 from kbatch.sim.env_listing import env_modelled
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_eval import substitutes
+from kbatch.sim.shell_pids import program
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -58,7 +59,7 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return True  # assignments, bash's ``(( EXPR ))``
     while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
-    name, rest = argv[0], argv[1:]
+    name, rest = argv[0] if argv[0] in functions else program(argv[0]), argv[1:]
     if name in FILTERS:
         return modelled_filter(_operands(argv))
     if name == "sleep":
