@@ -146,3 +146,110 @@ def test_job_admission_policies_refuse_what_the_page_says(tmp_path: Path) -> Non
             "'kueue.x-k8s.io/queue-name' is either missing or does not have a value set.") in no_queue
     cli.ok("create", "-f", cli.file("c.yaml", JOB % ("c", queued, requests)))
     cli.ok("create", "-f", cli.file("d.yaml", (JOB % ("d", "", "")).replace("team", "default")))
+
+
+# site/static/examples/admission-fs/admission-fair-sharing-setup.yaml, as published
+AFS_SETUP = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: "default-flavor"
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: "cluster-queue"
+spec:
+  namespaceSelector: {} # match all.
+  queueingStrategy: "StrictFIFO"
+  admissionScope:
+    admissionMode: "UsageBasedAdmissionFairSharing"
+  resourceGroups:
+  - coveredResources: ["cpu"]
+    flavors:
+    - name: "default-flavor"
+      resources:
+      - name: "cpu"
+        nominalQuota: 9
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  namespace: "default"
+  name: "lq-a"
+spec:
+  clusterQueue: "cluster-queue"
+  fairSharing:
+    weight: "1"
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  namespace: "default"
+  name: "lq-b"
+spec:
+  clusterQueue: "cluster-queue"
+  fairSharing:
+    weight: "1"
+"""
+# site/static/examples/admission-fs/lq-a-simple-job.yaml (lq-b-simple-job.yaml: queue lq-b)
+AFS_JOB = """\
+apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: sample-job-
+  namespace: default
+  labels:
+    kueue.x-k8s.io/queue-name: lq-a
+spec:
+  parallelism: 1
+  template:
+    spec:
+      containers:
+      - name: dummy-job
+        image: alpine
+        command: ["/bin/sleep", "infinity"]
+        resources:
+          requests:
+            cpu: 3
+      restartPolicy: Never
+"""
+# docs/kueue.md's configuration for admission fair sharing (upstream's commented example)
+AFS_CONFIG = """\
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+admissionFairSharing:
+  usageHalfLifeTime: 10m
+  usageSamplingInterval: 1m
+"""
+
+
+def _admitted_by_queue(cli: _Cli) -> dict[str, list[bool]]:
+    seen: dict[str, list[bool]] = {}
+    for wl in sorted(cli.json("get", "workloads")["items"], key=lambda w: w["metadata"]["creationTimestamp"]):
+        conditions = wl["status"].get("conditions", [])
+        admitted = any(c["type"] == "Admitted" and c["status"] == "True" for c in conditions)
+        seen.setdefault(wl["spec"]["queueName"], []).append(admitted)
+    return seen
+
+
+def test_admission_fair_sharing_example_admits_the_lighter_queue_first(tmp_path: Path) -> None:
+    """concepts/admission_fair_sharing.md with admission-fs/: lq-a's three ``/bin/sleep infinity``
+    Jobs fill the 9 CPUs and keep running; lq-a's fourth and then lq-b's first wait, and when one of
+    lq-a's is deleted the freed quota goes to lq-b, whose consumed usage is lower."""
+    cli = _Cli(tmp_path)
+    cli.ok("--kueue-config", cli.file("config.yaml", AFS_CONFIG), "nodes", "add", "--count", "3")
+    cli.ok("apply", "-f", cli.file("setup.yaml", AFS_SETUP))
+    lq_a, lq_b = cli.file("a.yaml", AFS_JOB), cli.file("b.yaml", AFS_JOB.replace("lq-a", "lq-b"))
+    first = [cli.ok("create", "-f", lq_a).split()[0] for _ in range(3)]
+    cli.ok("advance", "2m")
+    assert '"cpu":"' in cli.ok("get", "lq", "lq-a", "-o", "jsonpath={.status.fairSharing}")
+    cli.ok("create", "-f", lq_a)
+    cli.ok("advance", "1s")
+    cli.ok("create", "-f", lq_b)
+    cli.ok("advance", "1s")
+    assert _admitted_by_queue(cli) == {"lq-a": [True, True, True, False], "lq-b": [False]}
+    assert [row.split()[2] for row in cli.ok("get", "jobs").splitlines()[1:]] == ["0/1"] * 5  # still sleeping
+    cli.ok("delete", first[0])
+    cli.ok("advance", "2s")
+    assert _admitted_by_queue(cli) == {"lq-a": [True, True, False], "lq-b": [True]}
