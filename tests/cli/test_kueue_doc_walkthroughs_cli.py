@@ -253,3 +253,96 @@ def test_admission_fair_sharing_example_admits_the_lighter_queue_first(tmp_path:
     cli.ok("delete", first[0])
     cli.ok("advance", "2s")
     assert _admitted_by_queue(cli) == {"lq-a": [True, True, False], "lq-b": [True]}
+
+
+# site/static/examples/admin/single-clusterqueue-setup.yaml (9 CPUs)
+SINGLE_CQ = """\
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: "default-flavor"
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: "cluster-queue"
+spec:
+  namespaceSelector: {} # match all.
+  resourceGroups:
+  - coveredResources: ["cpu", "memory"]
+    flavors:
+    - name: "default-flavor"
+      resources:
+      - name: "cpu"
+        nominalQuota: 9
+      - name: "memory"
+        nominalQuota: 36Gi
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  namespace: "default"
+  name: "user-queue"
+spec:
+  clusterQueue: "cluster-queue"
+"""
+# site/static/examples/pods-kueue/kueue-pod-group.yaml, as published
+POD_GROUP = """\
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: sample-leader-
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+    kueue.x-k8s.io/pod-group-name: "sample-group"
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "2"
+spec:
+  restartPolicy: Never
+  containers:
+  - name: sleep
+    image: busybox
+    command: ["sh", "-c", 'echo "hello world from the leader pod" && sleep 3']
+    resources:
+      requests:
+        cpu: 3
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: sample-worker-
+  labels:
+    kueue.x-k8s.io/queue-name: user-queue
+    kueue.x-k8s.io/pod-group-name: "sample-group"
+  annotations:
+    kueue.x-k8s.io/pod-group-total-count: "2"
+spec:
+  restartPolicy: Never
+  containers:
+  - name: sleep
+    image: busybox
+    command: ["sh", "-c", 'echo "hello world from the worker pod" && sleep 2']
+    resources:
+      requests:
+        cpu: 3
+"""
+
+
+def test_deleting_a_pod_groups_workload_terminates_its_pods(tmp_path: Path) -> None:
+    """tasks/run/plain_pods.md, "Termination": a Delete of the group's Workload makes Kueue
+    terminate the remaining pods. While a stopped pod is still running (its grace period) the group
+    gets no new Workload: upstream's ``handleJobWithNoWorkload`` waits while the job ``IsActive``
+    (pkg/controller/jobframework/reconciler.go; ``Pod.IsActive`` counts a group's Running pods)."""
+    cli = _Cli(tmp_path)
+    cli.ok("nodes", "add", "--count", "3")
+    cli.ok("apply", "-f", cli.file("setup.yaml", SINGLE_CQ))
+    cli.ok("create", "-f", cli.file("group.yaml", POD_GROUP.replace("sleep 3", "sleep 60")))
+    cli.ok("advance", "1s")
+    assert cli.json("get", "pods")["items"][0]["status"]["phase"] == "Running"
+    cli.ok("delete", "workload", "sample-group")
+    for _ in range(3):
+        cli.ok("advance", "1s")
+        assert cli.json("get", "workloads")["items"] == []
+    cli.ok("advance", "30s")
+    assert cli.json("get", "pods")["items"] == [] and cli.json("get", "workloads")["items"] == []
