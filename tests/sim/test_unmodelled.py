@@ -40,14 +40,14 @@ def test_warnings_name_each_container_by_its_path() -> None:
             {"name": "ok", "command": ["sleep", "5"]},
             {"name": "py", "command": ["python3", "-c", "print('x' * 200)"]}]}}}}},
         {"name": "b", "template": {"spec": {"template": {"spec": {
-            "initContainers": [{"name": "i", "command": ["rev"], "args": ["/input/data.txt"]}],
+            "initContainers": [{"name": "i", "command": ["md5sum"], "args": ["/input/data.txt"]}],
             "containers": [{"name": "image-default"}]}}}}}]}}
     assert unmodelled_warnings(jobset) == [
         "spec.replicatedJobs[0].template.spec.template.spec.containers[1]: kbatch does not run "
         "\"python3 -c print('x' * 200)\"; the simulated container runs the default duration (1s) "
         "and exits 0 (docs/simulation.md)",
         'spec.replicatedJobs[1].template.spec.template.spec.initContainers[0]: kbatch does not run '
-        '"rev /input/data.txt"; the simulated container runs the default duration (1s) and exits 0 '
+        '"md5sum /input/data.txt"; the simulated container runs the default duration (1s) and exits 0 '
         "(docs/simulation.md)"]
     long = {"spec": {"containers": [{"command": ["python3", "-c", "x" * 100]}]}}
     assert '"python3 -c ' + "x" * 48 + '…"' in unmodelled_warnings(long)[0]  # 60 characters
