@@ -3,7 +3,7 @@
 Each manifest is written from an upstream example (the file is named at each constant; read at
 kubernetes/website ``content/en/examples``, kubernetes-sigs/jobset 08dfbdf ``site/static/examples``
 and ``config/samples``, kubernetes-sigs/kueue ``site/static/examples`` of 2026-08-22). Commands the
-simulated kubelet does not read (``python3 -c``) are not used; the others are kept as written.
+simulated kubelet does not read (``perl``) are not used; the others are kept as written.
 """
 
 from __future__ import annotations
