@@ -16,7 +16,8 @@ from kbatch.sim.unmodelled import unmodelled_warnings
     (["perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"], "perl -Mbignum=bpi -wle print bpi(2000)"),
     (["python3", "-c", "import sys"], None),  # kbatch/sim/python_c.py
     (["python3", "-c", "import torch"], "python3 -c import torch"),
-    (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], "date"),  # the CronJob example
+    (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], None),  # the CronJob example
+    (["sh", "-c", "date +%s"], "date +%s"),
     (["sh", "-c", "if true; then python train.py; fi"], "python train.py"),
     (["sh", "-c", "while true; do sleep 1; done"], None),
     (["sh", "-c", "{ sleep 1; }"], None),
