@@ -67,7 +67,7 @@ def _parse(script: str) -> ast.Module | None:
     """The script's tree when every node is in the subset, else None."""
     try:
         tree = ast.parse(script, "<string>")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return tree if all(_allowed(node) for node in ast.walk(tree)) else None
 
@@ -115,7 +115,7 @@ def run_python(words: Sequence[str], env: Mapping[str, str], default: float,
         runner.block(tree.body)
     except _Exit as done:
         shell.status = done.code
-    except _Unmodelled:
+    except (_Unmodelled, RecursionError):
         return None
     except Exception as error:  # the script's own error: CPython's report, status 1
         line = getattr(error, "line", runner.line)
@@ -153,8 +153,8 @@ class _Runner:
         elif isinstance(stmt, ast.If):
             self.block(stmt.body if self.expr(stmt.test) else stmt.orelse)
         elif isinstance(stmt, ast.For):
-            items = list(self.expr(stmt.iter))
-            if len(items) > _MAX_ITERATIONS:
+            items = self.expr(stmt.iter)
+            if len(items) > _MAX_ITERATIONS:  # a range is not built to be measured
                 raise _Unmodelled
             for item in items:
                 self.scope[stmt.target.id] = item  # type: ignore[attr-defined]
@@ -246,6 +246,8 @@ class _Runner:
             return None
         if func in ("os.environ.get", "os.getenv"):
             return self.env.get(args[0], args[1] if len(args) > 1 else None)
+        if any(isinstance(a, range) and len(a) > _MAX_ITERATIONS for a in args):
+            raise _Unmodelled  # ``max(range(10**12))``: not followed
         return _BUILTINS[func](*args, **kwargs)
 
     def exit_code(self, value: Any) -> int:
@@ -267,7 +269,8 @@ def _same(value: Any) -> Any:
 
 
 def _binary(op: ast.operator, left: Any, right: Any) -> Any:
-    if isinstance(op, ast.Pow) and isinstance(right, (int, float)) and abs(right) > 64:
+    if isinstance(op, ast.Pow) and isinstance(right, (int, float)) and \
+            (abs(right) > 64 or (isinstance(left, int) and abs(left).bit_length() * abs(right) > 100_000)):
         raise _Unmodelled  # no unbounded numbers
     if isinstance(op, ast.Mult) and any(isinstance(v, int) and v > _MAX_ITERATIONS for v in (left, right)) \
             and any(isinstance(v, (str, list, tuple)) for v in (left, right)):

@@ -47,5 +47,8 @@ def test_anything_outside_the_subset_is_unmodelled(script: str) -> None:
     assert interpret(["python3", "-c", script]).duration == 1.0  # the default run
 
 
-def test_a_loop_too_long_to_follow_is_the_default_run() -> None:
-    assert interpret(["python3", "-c", "for i in range(10**6): print(i)"]).duration == 1.0
+@pytest.mark.parametrize("script", ["for i in range(10**6): print(i)", "for i in range(10**12): pass",
+                                    "print(max(range(10**12)))", "x = 9**64\nx = x**64\nx = x**64",
+                                    "print('x' * 10**9)", "x = " + "(" * 500 + "1" + ")" * 500])
+def test_a_run_too_long_or_too_large_to_follow_is_the_default_run(script: str) -> None:
+    assert interpret(["python3", "-c", script]).duration == 1.0
