@@ -69,7 +69,22 @@ def _parse(script: str) -> ast.Module | None:
         tree = ast.parse(script, "<string>")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return tree if all(_allowed(node) for node in ast.walk(tree)) else None
+    return tree if all(_allowed(node) for node in ast.walk(tree)) and _values_in_place(tree) else None
+
+
+def _values_in_place(tree: ast.Module) -> bool:
+    """``os.environ`` only indexed, asked ``.get`` or tested with ``in``, and ``sys.stdout`` /
+    ``sys.stderr`` only as ``print``'s ``file=``: the objects themselves are not modelled."""
+    placed: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) or (isinstance(node, ast.Attribute) and node.attr == "get"):
+            placed.add(id(node.value))
+        elif isinstance(node, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            placed.update(id(c) for c in node.comparators)
+        elif isinstance(node, ast.keyword) and node.arg == "file":
+            placed.add(id(node.value))
+    return all(id(node) in placed for node in ast.walk(tree)
+               if isinstance(node, ast.Attribute) and _dotted(node) in _DOTTED)
 
 
 def _allowed(node: ast.AST) -> bool:

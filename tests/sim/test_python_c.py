@@ -23,6 +23,7 @@ def test_the_docs_script_exits_by_its_index(index: str, code: int) -> None:
     ("import sys\nsys.exit('bye')", 1, ("bye",)),
     ("print('a', 'b', sep='-', end='!\\n')\nprint(f'{2 * 3:03d}', [1, 'x'])", 0, ("a-b!", "006 [1, 'x']")),
     ("import os\nprint(os.getenv('NOPE', 'd'), os.environ['HOME'])", 0, ("d /root",)),
+    ("import os, sys\nprint('HOME' in os.environ, file=sys.stderr)", 0, ("True",)),
     ("x = 1\nif x:\n  print(y)", 1, ("Traceback (most recent call last):",
                                      '  File "<string>", line 3, in <module>',
                                      "NameError: name 'y' is not defined")),
@@ -41,7 +42,8 @@ def test_sleep_takes_its_time_and_each_line_is_printed_when_reached() -> None:
 
 
 @pytest.mark.parametrize("script", ["import numpy", "while True: pass", "open('/x').read()", "def f(): pass",
-                                    "import os as o", "print(1 +)"])
+                                    "import os as o", "print(1 +)",
+                                    "import os\nprint(os.environ)", "import sys\nprint(sys.stdout)"])
 def test_anything_outside_the_subset_is_unmodelled(script: str) -> None:
     assert unmodelled_command(["python3", "-c", script]) == f"python3 -c {script}"
     assert interpret(["python3", "-c", script]).duration == 1.0  # the default run
