@@ -143,6 +143,61 @@ HOST_MAINTENANCE = _failure_policy_example("host-maintenance-event-model", """
               onPodConditions:
               - type: DisruptionTarget""")
 
+
+def _restartable(name: str) -> str:
+    """A replicated job of failure-policy/restartjob-action.yaml: 2 pods looping until /tmp/fail or
+    /tmp/succeed exists (upstream's instructions create it with ``kubectl exec``)."""
+    return f"""
+  - name: rj-{name}
+    replicas: 1
+    template:
+      spec:
+        parallelism: 2
+        completions: 2
+        backoffLimit: 0
+        template:
+          spec:
+            restartPolicy: Never
+            terminationGracePeriodSeconds: 0
+            containers:
+            - name: {name}
+              image: busybox:1.37
+              command: ["/bin/sh", "-c"]
+              args:
+              - |
+                echo "Start"
+                while true; do
+                  if [ -f /tmp/fail ]; then
+                    echo "Exiting 1"
+                    exit 1
+                  elif [ -f /tmp/succeed ]; then
+                    echo "Exiting 0"
+                    exit 0
+                  fi
+                  sleep 1
+                done"""
+
+
+# failure-policy/restartjob-action.yaml: a leader failure recreates every Job, a worker failure its Job
+RESTART_JOB = """
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: js
+spec:
+  failurePolicy:
+    maxRestarts: 2
+    rules:
+    - name: r_leader
+      action: RestartJobSet
+      targetReplicatedJobs:
+      - rj-leader
+    - name: r_worker
+      action: RestartJob
+      targetReplicatedJobs:
+      - rj-worker
+  replicatedJobs:""" + _restartable("leader") + _restartable("worker")
+
 # simple/exclusive-placement.yaml: one worker Job per node pool
 EXCLUSIVE_PLACEMENT = """
 apiVersion: jobset.x-k8s.io/v1alpha2
@@ -346,13 +401,13 @@ class _Cli:
         assert done.code == 0, f"kbatch {' '.join(args)}: {done.err}{done.out}"
         return done.out
 
-    def apply(self, **manifests: str) -> None:
+    def apply(self, *flags: str, **manifests: str) -> None:
         """Each manifest to its own file, applied as a directory (``kubectl apply -f DIR``)."""
         folder = self.tmp / "manifests"
         folder.mkdir(exist_ok=True)
         for name, text in manifests.items():
             (folder / f"{name}.yaml").write_text(text)
-        self.ok("apply", "-f", str(folder))
+        self.ok(*flags, "apply", "-f", str(folder))
 
     def items(self, kind: str) -> list[dict[str, Any]]:
         return json.loads(self.ok("get", kind, "-o", "json"))["items"]
@@ -475,3 +530,26 @@ def test_simple_examples_label_order_store_and_clean_up_as_written(tmp_path: Pat
     cli.ok("advance", "5s")
     names = {j["metadata"]["name"] for j in cli.items("jobsets")}
     assert "jobset-with-ttl" not in names and "coordinator-example" in names
+
+
+def test_restartjob_example_counts_job_restarts_towards_max_restarts(tmp_path: Path) -> None:
+    cli = _Cli(tmp_path)
+    gate = ("--feature-gates", "RestartJob=true")
+    cli.ok(*gate, "nodes", "add", "--count", "2")
+    cli.apply(*gate, restartjob=RESTART_JOB)
+    cli.ok(*gate, "advance", "2s")
+    for attempt in (1, 2):  # a worker fails: only its Job is recreated, counted against maxRestarts 2
+        leader = cli.pod("js-rj-leader-0-0-")
+        cli.ok(*gate, "fail", "pod", cli.pod("js-rj-worker-0-0-"))
+        cli.ok(*gate, "advance", "2s")
+        assert cli.pod("js-rj-leader-0-0-") == leader
+        [worker] = [s for s in cli.status("js")["replicatedJobsStatus"] if s["name"] == "rj-worker"]
+        assert (worker["jobRestarts"], worker["jobRestartsCountTowardsMax"]) == ([attempt], [attempt])
+    # a leader fails: RestartJobSet, but the two Job restarts already reach maxRestarts
+    cli.ok(*gate, "fail", "pod", cli.pod("js-rj-leader-0-1-"))
+    cli.ok(*gate, "advance", "2s")
+    status = cli.status("js")
+    assert status["restarts"] == 0 and status["terminalState"] == "Failed"
+    assert _conditions(status)["Failed"] == ("True", "ReachedMaxRestarts", "jobset failed due to reaching max"
+                                             " number of restarts (first failed job: js-rj-leader-0)")
+    assert "RestartJobFailurePolicyAction" in cli.ok(*gate, "events", "--for", "jobset/js")
