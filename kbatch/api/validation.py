@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any
 
@@ -645,12 +646,16 @@ def validate_resource_requirements(
     """Container ``resources`` (``validateResourceRequirements``): names, non-negative values,
     integer extended resources, requests <= limits, non-overcommittable resources need requests ==
     limits, hugepages need cpu or memory, claims name the pod's ``resourceClaims``."""
-    if requirements is None:
-        return []
-    if resource_requirements_plain(requirements):
+    if requirements is None or resource_requirements_plain(requirements, pod_claim_names or frozenset()):
         return []  # the usual case, decided without building paths or sorting
-    limits: dict[str, Quantity] = requirements.limits or {}
-    requests: dict[str, Quantity] = requirements.requests or {}
+    errs = _entry_errors(requirements.limits or {}, requirements.requests or {}, path)
+    if requirements.claims:
+        errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
+    return errs
+
+
+def _entry_errors(limits: dict[str, Quantity], requests: dict[str, Quantity], path: str) -> list[FieldError]:
+    """:func:`validate_resource_requirements`' checks of the ``limits`` and ``requests`` entries."""
     errs: list[FieldError] = []
     lim_path, req_path = child(path, "limits"), child(path, "requests")
     for name in sorted(limits):
@@ -670,20 +675,44 @@ def validate_resource_requirements(
     names = limits.keys() | requests.keys()
     if any(is_hugepage_resource_name(n) for n in names) and not names & {"cpu", "memory"}:
         errs.append(FieldError.forbidden(path, "HugePages require cpu or memory"))
-    if requirements.claims:
-        errs += _validate_claim_names(requirements.claims, pod_claim_names or set(), child(path, "claims"))
     return errs
 
 
-def resource_requirements_plain(requirements: Any) -> bool:
-    """Whether container ``resources`` (``None`` included) certainly validate to nothing: no claims,
-    only plain names (:func:`_plain_resource_names`), no negative value, no request above its limit."""
+def resource_requirements_plain(requirements: Any, claim_names: AbstractSet[str] = frozenset()) -> bool:
+    """Whether container ``resources`` (``None`` included) certainly validate to nothing: claims, if
+    any, each naming one of ``claim_names`` (the pod's ``resourceClaims``) once, without a request;
+    plain names (:func:`_plain_resource_names`) with no negative value and no request above its
+    limit, or other names (extended resources such as GPUs, hugepages) whose entries were found valid
+    before (:func:`_entries_known_valid`)."""
     if requirements is None:
         return True
     limits: dict[str, Quantity] = requirements.limits or {}
     requests: dict[str, Quantity] = requirements.requests or {}
-    return (not requirements.claims and _plain_resource_names(tuple(limits), tuple(requests))
-            and _plain_values_valid(limits, requests))
+    if requirements.claims and not _plain_claims(requirements.claims, claim_names):
+        return False
+    if _plain_resource_names(tuple(limits), tuple(requests)):
+        return _plain_values_valid(limits, requests)
+    return _entries_known_valid(tuple(limits.items()), tuple(requests.items()))
+
+
+def _plain_claims(claims: list[Any], claim_names: AbstractSet[str]) -> bool:
+    """Whether :func:`_validate_claim_names` certainly finds nothing: each claim a distinct name of
+    ``claim_names``, no ``request`` (a request takes the general path)."""
+    seen: set[str] = set()
+    for claim in claims:
+        name = claim.name
+        if not name or claim.request or name in seen or name not in claim_names:
+            return False
+        seen.add(name)
+    return True
+
+
+@functools.lru_cache(maxsize=1024)
+def _entries_known_valid(limits: tuple[tuple[str, Quantity], ...],
+                         requests: tuple[tuple[str, Quantity], ...]) -> bool:
+    """Whether these ``limits`` and ``requests`` entries pass :func:`_entry_errors` (memoised by
+    value: the pods of one template ask the same, and validity depends on names and values only)."""
+    return not _entry_errors(dict(limits), dict(requests), "resources")
 
 
 @functools.lru_cache(maxsize=1024)

@@ -8,10 +8,12 @@ gives the memoised checks' answer.
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kbatch.api import validation
 from kbatch.api.core_v1 import PodSpec
 from kbatch.api.strategies.core.pod_validation import _validate_pod_spec, plain_spec_valid, validate_pod_spec
 from kbatch.api.validation import (
@@ -30,8 +32,24 @@ _RESOURCES = st.one_of(
     st.fixed_dictionaries({}, optional={
         "limits": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
         "requests": st.dictionaries(_RESOURCE, _QUANTITY, max_size=3),
-        "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", ""])}), max_size=1),
+        "claims": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["c", "d", ""])},
+                                                 optional={"request": st.sampled_from(["r", "", "Bad_"])}),
+                           max_size=2),
     }))
+_FIELD_REF = st.fixed_dictionaries(
+    {"fieldPath": st.sampled_from([
+        "metadata.name", "metadata.annotations['batch.kubernetes.io/job-completion-index']",
+        "metadata.labels['bad key!']", "spec.nodeName", "status.podIP", "bogus", ""])},
+    optional={"apiVersion": st.sampled_from(["v1", "", "v2"])})
+_VALUE_FROM = st.one_of(
+    st.fixed_dictionaries({"fieldRef": _FIELD_REF}),
+    st.fixed_dictionaries({"fieldRef": _FIELD_REF, "secretKeyRef": st.just({"name": "s", "key": "k"})}),
+    st.fixed_dictionaries({"configMapKeyRef": st.fixed_dictionaries({"name": st.sampled_from(["c", ""]),
+                                                                     "key": st.sampled_from(["k", ""])})}),
+    st.just({}))
+_ENV = st.fixed_dictionaries(
+    {"name": st.sampled_from(["A", "", "B=C", "JOB_COMPLETION_INDEX", "caf\u00e9", "tab\t", "sp ace"])},
+    optional={"value": st.sampled_from(["", "x"]), "valueFrom": _VALUE_FROM})
 _CONTAINER = st.fixed_dictionaries(
     {"name": _NAME, "image": st.sampled_from(["busybox", "", " busybox", "nginx:1.25"])},
     optional={
@@ -40,7 +58,7 @@ _CONTAINER = st.fixed_dictionaries(
         "ports": st.lists(st.fixed_dictionaries({"containerPort": st.sampled_from([80, 0, 70000]),
                                                  "protocol": st.sampled_from(["TCP", "", "XTP"])}),
                           max_size=1),
-        "env": st.lists(st.fixed_dictionaries({"name": st.sampled_from(["A", "", "B=C"])}), max_size=1),
+        "env": st.lists(_ENV, max_size=3),
         "restartPolicy": st.sampled_from(["Always", "Never"]),
         "resources": _RESOURCES,
         "resizePolicy": st.lists(st.fixed_dictionaries({
@@ -58,6 +76,10 @@ _TOLERATION = st.fixed_dictionaries({}, optional={
     "effect": st.sampled_from(["NoExecute", "NoSchedule", "", "Bogus"]),
     "tolerationSeconds": st.sampled_from([300, -1]),
 })
+_POD_CLAIMS = st.lists(st.fixed_dictionaries(
+    {"name": st.sampled_from(["c", "d", "", "Bad_"])},
+    optional={"resourceClaimName": st.sampled_from(["x", "Bad_"]),
+              "resourceClaimTemplateName": st.just("t")}), max_size=2)
 _SPEC = st.fixed_dictionaries(
     {"containers": st.lists(_CONTAINER, max_size=3)},
     optional={
@@ -84,6 +106,7 @@ _SPEC = st.fixed_dictionaries(
             "windowsOptions": st.fixed_dictionaries({}, optional={"hostProcess": st.booleans()})}),
         "preemptionPolicy": st.sampled_from(["PreemptLowerPriority", "Never", "", "Bogus"]),
         "tolerations": st.lists(_TOLERATION, max_size=3),
+        "resourceClaims": _POD_CLAIMS,
         "nodeName": st.sampled_from(["node-1", "Bad_Node"]),
         "schedulerName": st.sampled_from(["default-scheduler", "Bad_Scheduler"]),
         "activeDeadlineSeconds": st.sampled_from([1, 0]),
@@ -104,7 +127,7 @@ _SPEC_EXTRAS = {"dnsConfig", "hostAliases", "readinessGates", "runtimeClassName"
 @given(_SPEC)
 def test_plain_spec_valid_only_when_the_general_path_finds_nothing(document: dict[str, Any]) -> None:
     spec = PodSpec.model_validate(document)
-    general = _validate_pod_spec(spec, "spec")
+    general = _general_only(spec)
     if plain_spec_valid(spec):
         assert general == []
     assert validate_pod_spec(spec, "spec") == general
@@ -185,3 +208,62 @@ def test_the_plugins_volume_and_mounts_take_the_fast_path() -> None:
                        for n, m in (("main", [mount]), ("side", []))]})
     assert _validate_pod_spec(spec, "spec") == []
     assert plain_spec_valid(spec)
+
+
+def test_an_indexed_job_pod_takes_the_fast_path() -> None:
+    """The Job controller's pod of an Indexed Job (``JOB_COMPLETION_INDEX`` from a fieldRef, hostname,
+    the ServiceAccount plugin's volume), as stored: valid, and recognised without the general path."""
+    from kbatch import ControlPlane
+    from kbatch.api.core_v1 import Pod
+    from kbatch.testing import make_job
+
+    cp = ControlPlane(seed=0, controllers="job")
+    cp.apply(make_job("idx").indexed(2).parallelism(2).command("sleep 1").obj())
+    cp.run_until_idle()
+    pods = cp.client.list(Pod, "default").items
+    assert len(pods) == 2
+    for pod in pods:
+        env = pod.spec.containers[0].env or []
+        assert [e.name for e in env] == ["JOB_COMPLETION_INDEX"]
+        assert _validate_pod_spec(pod.spec, "spec") == []
+        assert plain_spec_valid(pod.spec)
+
+
+def _general_only(spec: PodSpec) -> list[Any]:
+    """The general path's errors with no fast path inside it either (``validate_resource_requirements``
+    shortcuts through ``resource_requirements_plain`` too): the reference the fast path must agree with."""
+    with mock.patch.object(validation, "resource_requirements_plain", lambda *_: False):
+        return _validate_pod_spec(spec, "spec")
+
+
+_GROUP = st.one_of(st.none(), st.fixed_dictionaries(
+    {}, optional={"podGroupName": st.sampled_from(["g", "", "Bad_Group", "a." * 127])}))
+_NODE_SELECTOR = st.dictionaries(st.sampled_from(["zone", "bad key", "cloud.example.com/flavor"]),
+                                 st.sampled_from(["a", "", "bad value!"]), max_size=2)
+
+
+@settings(max_examples=400)
+@given(_RESOURCES, _POD_CLAIMS, _NODE_SELECTOR, st.lists(_ENV, max_size=3), _GROUP)
+def test_the_fast_path_decides_claims_resources_selectors_and_env_of_a_valid_pod(
+        resources: Any, claims: list[dict[str, Any]], selector: dict[str, str],
+        env: list[dict[str, Any]], group: dict[str, Any] | None) -> None:
+    """On an otherwise valid spec: the fast path says "valid" only when the general path finds
+    nothing, and it does say so for the shapes it covers (claims without a request, any resource
+    names, node selectors, env literals and fieldRefs, scheduling groups): a DRA pod, a GPU pod, a
+    Kueue-admitted pod, an Indexed Job pod and a gang member."""
+    container: dict[str, Any] = {"name": "main", "image": "busybox", "terminationMessagePolicy": "File",
+                                 "imagePullPolicy": "Always", "env": env}
+    if resources is not None:
+        container["resources"] = resources
+    spec = PodSpec.model_validate({"restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+                                   "resourceClaims": claims, "nodeSelector": selector,
+                                   "containers": [container], "schedulingGroup": group})
+    general = _general_only(spec)
+    plain = plain_spec_valid(spec)
+    if plain:
+        assert general == []
+    covered = all(set(e.get("valueFrom") or {}) <= {"fieldRef"} for e in env) and not any(
+        c.get("request") for c in (resources or {}).get("claims", ()))
+    if covered and general == []:
+        assert plain
+    assert validate_pod_spec(spec, "spec") == general

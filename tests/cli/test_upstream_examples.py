@@ -3,7 +3,7 @@
 Each manifest is written from an upstream example (the file is named at each constant; read at
 kubernetes/website ``content/en/examples``, kubernetes-sigs/jobset 08dfbdf ``site/static/examples``
 and ``config/samples``, kubernetes-sigs/kueue ``site/static/examples`` of 2026-08-22). Commands the
-simulated kubelet does not read (``python3 -c``) are not used; the others are kept as written.
+simulated kubelet does not read (``perl``) are not used; the others are kept as written.
 """
 
 from __future__ import annotations
@@ -250,10 +250,15 @@ def test_cronjob_example_runs_a_job_every_minute(tmp_path: Path) -> None:
     cli = _Cli(tmp_path)
     cli.ok("nodes", "add")
     cli.ok("apply", "-f", cli.file("cronjob.yaml", CRONJOB))
-    cli.ok("advance", "2m5s")  # each run 1 s (`date` is outside the vocabulary), due 100 ms after its time
+    cli.ok("advance", "2m5s")  # each Job due 100 ms after its minute
     jobs = cli.json("get", "jobs")["items"]
     assert len(jobs) == 2 and all(_condition(j, "Complete")["status"] == "True" for j in jobs)
-    assert "Hello from the Kubernetes cluster" in cli.ok("logs", f"job/{jobs[0]['metadata']['name']}")
+    # the page's log: `date` (coreutils' default format, the time the container ran it) then the echo
+    started = cli.json("get", "pods", "-l", f"job-name={jobs[0]['metadata']['name']}")["items"][0]["status"][
+        "containerStatuses"][0]["state"]["terminated"]["startedAt"]
+    assert started == "2025-01-01T00:01:00Z"
+    assert cli.ok("logs", f"job/{jobs[0]['metadata']['name']}") == (
+        "Wed Jan  1 00:01:00 UTC 2025\nHello from the Kubernetes cluster\n")
     assert cli.json("get", "cronjob", "hello")["status"]["lastScheduleTime"] == "2025-01-01T00:02:00Z"
     cli.ok("delete", "cronjob", "hello")
     cli.ok("advance", "1s")

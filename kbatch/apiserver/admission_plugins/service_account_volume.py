@@ -17,20 +17,24 @@ same volume and mounts, so their
 containers stay equal and the decoded-object cache shares them as it did before (a name that
 differed per pod made every container distinct). A volume name only has to be unique within its
 pod.
+
+The volume and mount put into a pod are the ones ``api_access_volume.api_access`` keeps per name,
+read only (what a write stores is shared and read only anyway, ``kbatch.api.frozen``): nothing is
+built or copied per pod, and the validation fast path recognises the volume by identity.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
-from kbatch.api.core_v1 import Pod, Volume, VolumeMount
-from kbatch.api.model_copy import copy_model
+from kbatch.api.core_v1 import Pod
 from kbatch.api.strategies.core.api_access_volume import (
     MOUNT_PATH,
     ROOT_CA_CONFIG_MAP,
-    SOURCE,
     TOKEN_EXPIRATION_SECONDS,
     VOLUME_PREFIX,
+    api_access,
 )
 from kbatch.apiserver.names import GENERATE_ALPHABET
 
@@ -38,8 +42,10 @@ __all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "TOKEN_EXPIRATION_SECONDS", "VOLU
            "volume_suffix"]
 
 
+@functools.lru_cache(maxsize=1024)
 def volume_suffix(namespace: str) -> str:
-    """Five characters of the generateName alphabet, a pure function of the pod's namespace."""
+    """Five characters of the generateName alphabet, a pure function of the pod's namespace (memoised:
+    every pod of a namespace asks for the same)."""
     digest = int.from_bytes(hashlib.sha256(f"{namespace}/".encode()).digest()[:8], "big")
     out = []
     for _ in range(5):
@@ -59,14 +65,13 @@ def mount_token(pod: Pod, suffix: str) -> None:
     mounted and no second one, as upstream reuses the first such volume it finds."""
     existing = next((v.name for v in pod.spec.volumes or () if v.name.startswith(VOLUME_PREFIX)), None)
     name = existing or VOLUME_PREFIX + suffix
+    volume, mount = api_access(name)
     needed = False
     for containers in (pod.spec.init_containers, pod.spec.containers):
         for container in containers or ():
             if _mounted(container):
                 continue
-            mount = VolumeMount(name=name, read_only=True, mount_path=MOUNT_PATH)
             container.volume_mounts = [*(container.volume_mounts or ()), mount]
             needed = True
     if needed and existing is None:
-        volume = Volume(name=name, projected=copy_model(SOURCE))
         pod.spec.volumes = [*(pod.spec.volumes or ()), volume]

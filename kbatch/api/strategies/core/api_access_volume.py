@@ -11,7 +11,8 @@ Every pod carries them, so :func:`kbatch.api.strategies.core.pod_validation.plai
 recognises exactly this volume (under a valid name) and exactly its mount instead of sending every
 pod down the general ``ValidatePodSpec`` path, which finds nothing wrong with them
 (tests/api/test_validation_fast_paths.py checks the agreement). :data:`SOURCE` is shared and read
-only: the plugin puts a copy into each pod.
+only: the plugin puts it into each pod, with one shared volume and mount per volume name
+(:func:`api_access`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from kbatch.api.core_v1 import (
 from kbatch.api.validation import _is_dns1123_label
 
 __all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "SOURCE", "TOKEN_EXPIRATION_SECONDS", "VOLUME_PREFIX",
-           "plain_api_access_mount"]
+           "api_access", "plain_api_access_mount"]
 
 VOLUME_PREFIX = "kube-api-access-"  # ServiceAccountVolumeName + "-"
 MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # DefaultAPITokenMountPath
@@ -53,7 +54,9 @@ _KNOWN: dict[str, tuple[Volume, VolumeMount]] = {}  # volume name -> the plugin'
 _MAX_KNOWN = 4096
 
 
-def _expected(name: str) -> tuple[Volume, VolumeMount]:
+def api_access(name: str) -> tuple[Volume, VolumeMount]:
+    """The plugin's volume and mount under ``name``, one pair per name, shared and read only (the
+    plugin puts them into every pod of a namespace, whose volume name is the same)."""
     found = _KNOWN.get(name)
     if found is None:
         if len(_KNOWN) >= _MAX_KNOWN:
@@ -72,5 +75,5 @@ def plain_api_access_mount(volumes: list[Volume]) -> VolumeMount | None:
     name = volumes[0].name
     if not name or _is_dns1123_label(name):
         return None
-    volume, mount = _expected(name)
-    return mount if volumes[0] == volume else None
+    volume, mount = api_access(name)
+    return mount if volumes[0] is volume or volumes[0] == volume else None

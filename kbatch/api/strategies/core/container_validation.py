@@ -9,12 +9,17 @@ probes and lifecycle hooks are :mod:`.probe_validation`'s, the security context
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Set as AbstractSet
+
 from kbatch.api.core_v1 import (
     Container,
     ContainerPort,
     ContainerResizePolicy,
     EnvFromSource,
     EnvVar,
+    EnvVarSource,
+    ObjectFieldSelector,
     VolumeMount,
 )
 from kbatch.api.errors import FieldError
@@ -121,6 +126,36 @@ def _env_name_errors(name: str, path: str) -> list[FieldError]:
         return [FieldError.invalid(path, name, "a valid environment variable name "
                                    "must consist only of printable ASCII characters other than '='")]
     return []
+
+
+def plain_env(env: list[EnvVar]) -> bool:
+    """Whether :func:`_validate_env` certainly finds nothing, decided without a path: every name
+    printable ASCII without ``=`` (for ASCII, ``str.isprintable`` is exactly ``" " <= ch <= "~"``),
+    every value literal or a ``fieldRef`` alone whose selector is valid (as the Job controller's
+    ``JOB_COMPLETION_INDEX`` of every Indexed Job pod). ``False`` only means "take the general path"."""
+    for var in env:
+        d = var.__dict__
+        name, source = d["name"], d["value_from"]
+        if not name or not name.isascii() or not name.isprintable() or "=" in name:
+            return False
+        if source is not None and (d["value"] or not _field_ref_only(source)):
+            return False
+    return True
+
+
+def _field_ref_only(source: EnvVarSource) -> bool:
+    d = source.__dict__
+    ref = d["field_ref"]
+    if ref is None or any(v is not None for k, v in d.items() if k != "field_ref"):
+        return False
+    return _field_ref_valid(ref.api_version, ref.field_path)
+
+
+@functools.lru_cache(maxsize=1024)
+def _field_ref_valid(api_version: str | None, field_path: str) -> bool:
+    """Whether ``validateObjectFieldSelector`` accepts the pair (memoised: a Job's pods share theirs)."""
+    ref = ObjectFieldSelector(api_version=api_version, field_path=field_path)
+    return not field_selector_errors(ref, ENV_FIELD_PATHS, "fieldRef")
 
 
 def _validate_env(env: list[EnvVar] | None, path: str) -> list[FieldError]:
@@ -251,24 +286,26 @@ def validate_container_common(c: Container, path: str, volumes: set[str], claims
     return _validate_common(c, path, volumes, claims, pod)
 
 
-def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | None = None) -> bool:
+def plain_container_valid(c: Container, names: set[str], mount: VolumeMount | None = None,
+                          claims: AbstractSet[str] = frozenset()) -> bool:
     """Whether :func:`validate_containers` certainly finds nothing wrong with ``c`` (a regular
-    container without ports, env or mounts but ``mount``, a mount of a volume known valid; adds its
-    name to ``names`` then): the same checks as :func:`_validate_common` without paths. ``False``
-    only means "take the general path"."""
+    container without ports, env only as :func:`plain_env` accepts, no mount but ``mount``, a mount
+    of a volume known valid; adds its name to ``names`` then): the same checks as
+    :func:`_validate_common` without paths; ``claims`` are the pod's claim names its resources may
+    use. ``False`` only means "take the general path"."""
     d = c.__dict__
     mounts = d["volume_mounts"]
     name, image = d["name"], d["image"]
     if (not name or _is_dns1123_label(name) or name in names or not image or image != image.strip()
             or d["termination_message_policy"] not in MESSAGE_POLICIES
             or d["image_pull_policy"] not in PULL_POLICIES
-            or d["ports"] or d["env"] or d["env_from"]
+            or d["ports"] or (d["env"] and not plain_env(d["env"])) or d["env_from"]
             or (mounts and (mount is None or len(mounts) != 1 or mounts[0] != mount))
             or d["restart_policy"] is not None
             or d["lifecycle"] is not None or d["liveness_probe"] is not None
             or d["readiness_probe"] is not None or d["startup_probe"] is not None
             or d["resize_policy"] or d["security_context"] is not None
-            or not resource_requirements_plain(d["resources"])):
+            or not resource_requirements_plain(d["resources"], claims)):
         return False
     names.add(name)
     return True

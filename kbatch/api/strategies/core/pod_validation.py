@@ -209,19 +209,21 @@ def _name_field_errors(spec: PodSpec, path: str) -> list[FieldError]:
 
 def plain_spec_valid(spec: PodSpec) -> bool:
     """Whether :func:`validate_pod_spec` certainly returns no error, decided without building a path
-    or an error: the usual spec (regular containers without ports, env or mounts, tolerations already
-    seen valid, no volumes, claims, init containers, node selector, affinity, spread constraints,
-    gates, overhead, pod-level resources or deadline; the ServiceAccount plugin's volume and mounts
-    only, :mod:`.api_access_volume`). ``False`` only means "take the general path";
-    property-tested against it (tests/api/test_validation_fast_paths.py)."""
+    or an error: the usual spec (regular containers without ports or mounts, env as ``plain_env``
+    takes it, tolerations already seen valid, valid resource claims, node selector and scheduling
+    group, no other
+    volumes, init containers, affinity, spread constraints, gates, overhead, pod-level resources or
+    deadline; the ServiceAccount plugin's volume and mounts only, :mod:`.api_access_volume`).
+    ``False`` only means "take the general path"; property-tested against it
+    (tests/api/test_validation_fast_paths.py)."""
     v = spec.__dict__
     mount = None
     if v["volumes"] and (mount := plain_api_access_mount(v["volumes"])) is None:
         return False
-    if (v["resource_claims"] or v["init_containers"] or v["node_selector"]
+    if (v["init_containers"]
             or v["affinity"] is not None or v["topology_spread_constraints"] or v["scheduling_gates"]
             or v["overhead"] or v["resources"] is not None or v["active_deadline_seconds"] is not None
-            or v["scheduling_group"] is not None or v["restart_policy"] not in RESTART_POLICIES
+            or v["restart_policy"] not in RESTART_POLICIES
             or v["dns_policy"] not in DNS_POLICIES or v["dns_policy"] == "None" or v["dns_config"] is not None
             or v["host_aliases"] or v["readiness_gates"] or v["runtime_class_name"] is not None
             or v["os"] is not None or v["host_users"] is False
@@ -233,8 +235,18 @@ def plain_spec_valid(spec: PodSpec) -> bool:
         return False
     if not containers or (tolerations and not tolerations_known_valid(tolerations)):
         return False
+    if v["node_selector"] and validate_labels(v["node_selector"], "spec.nodeSelector"):
+        return False  # valid labels are decided without a path (a Kueue flavor's, a user's zone)
+    group = v["scheduling_group"]  # a gang member's (a Workload's PodGroup)
+    if group is not None and _validate_scheduling_group(group, "spec.schedulingGroup"):
+        return False
+    claims: set[str] = set()
+    if v["resource_claims"]:  # a DRA pod's: cheap, and checked as the general path does
+        errs, claims = _validate_resource_claims(v["resource_claims"], "spec.resourceClaims")
+        if errs:
+            return False
     names: set[str] = set()
-    return all(plain_container_valid(c, names, mount) for c in containers) and _names_valid(spec)
+    return all(plain_container_valid(c, names, mount, claims) for c in containers) and _names_valid(spec)
 
 
 def validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = STRICT) -> list[FieldError]:
