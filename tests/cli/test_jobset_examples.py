@@ -13,11 +13,10 @@ are a Kubernetes feature kbatch does not model), ``pytorch``/``tensorflow`` (Pyt
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from .runners import CliInProcess
+from .runners import CliInProcess, Commands
 
 # The failure-policy examples share their leader and workers: the leader's index 0 counts down and
 # exits 1 (``seq 10`` steps; ``seq 120`` in host-maintenance-event-model.yaml), its other pod counts
@@ -389,17 +388,11 @@ spec:
     "IDX", "${JOB_COMPLETION_INDEX}")  # (kept within the line length)
 
 
-class _Cli:
-    """``kbatch --state DIR`` commands, each asserted to succeed."""
+class _Cli(Commands):
+    """The session's commands in process, with the JobSet pages' reads."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.tmp = tmp_path
-        self.runner = CliInProcess(tmp_path / "state")
-
-    def ok(self, *args: str) -> str:
-        done = self.runner.run(*args)
-        assert done.code == 0, f"kbatch {' '.join(args)}: {done.err}{done.out}"
-        return done.out
+        super().__init__(tmp_path, CliInProcess(tmp_path / "state"))
 
     def apply(self, *flags: str, **manifests: str) -> None:
         """Each manifest to its own file, applied as a directory (``kubectl apply -f DIR``)."""
@@ -410,10 +403,10 @@ class _Cli:
         self.ok(*flags, "apply", "-f", str(folder))
 
     def items(self, kind: str) -> list[dict[str, Any]]:
-        return json.loads(self.ok("get", kind, "-o", "json"))["items"]
+        return self.json("get", kind)["items"]
 
     def status(self, jobset: str) -> dict[str, Any]:
-        return json.loads(self.ok("get", "jobset", jobset, "-o", "json"))["status"]
+        return self.json("get", "jobset", jobset)["status"]
 
     def pod(self, prefix: str) -> str:
         names = (p["metadata"]["name"] for p in self.items("pods"))

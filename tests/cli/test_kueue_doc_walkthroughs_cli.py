@@ -7,11 +7,9 @@ page it is used on is named at each test.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from .runners import CliInProcess
+from .runners import CliInProcess, Commands
 
 # site/static/examples/sample-validating-policy.yaml, as published
 QUEUE_NAME_POLICY = """\
@@ -96,39 +94,13 @@ spec:
 """
 
 
-class _Cli:
-    """``kbatch --state DIR`` commands, each asserted to succeed unless told."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.tmp = tmp_path
-        self.runner = CliInProcess(tmp_path / "state")
-
-    def file(self, name: str, text: str) -> str:
-        path = self.tmp / name
-        path.write_text(text)
-        return str(path)
-
-    def ok(self, *args: str) -> str:
-        done = self.runner.run(*args)
-        assert done.code == 0, f"kbatch {' '.join(args)}: {done.err}{done.out}"
-        return done.out
-
-    def refused(self, *args: str) -> str:
-        done = self.runner.run(*args)
-        assert done.code == 1, f"kbatch {' '.join(args)}: {done.out}"
-        return str(done.err)
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok(*args, "-o", "json"))
-
-
 def test_job_admission_policies_refuse_what_the_page_says(tmp_path: Path) -> None:
     """tasks/manage/enforce_job_management/setup_job_admission_policy.md: in a ``kueue-managed``
     namespace a Job without the queue-name label, or whose container states neither requests nor
     limits, is refused with the policy's message. A container without ``resources`` is refused by
     the message, not by an evaluation error: the expressions read the object as
     ``runtime.DefaultUnstructuredConverter`` writes it, ``resources: {}`` included."""
-    cli = _Cli(tmp_path)
+    cli = Commands(tmp_path, CliInProcess(tmp_path / "state"))
     for name, text in (("q.yaml", QUEUE_NAME_POLICY), ("qb.yaml", QUEUE_NAME_BINDING),
                        ("r.yaml", REQUESTS_POLICY), ("rb.yaml", REQUESTS_BINDING)):
         cli.ok("create", "-f", cli.file(name, text))
@@ -224,7 +196,7 @@ admissionFairSharing:
 """
 
 
-def _admitted_by_queue(cli: _Cli) -> dict[str, list[bool]]:
+def _admitted_by_queue(cli: Commands) -> dict[str, list[bool]]:
     seen: dict[str, list[bool]] = {}
     for wl in sorted(cli.json("get", "workloads")["items"], key=lambda w: w["metadata"]["creationTimestamp"]):
         conditions = wl["status"].get("conditions", [])
@@ -237,7 +209,7 @@ def test_admission_fair_sharing_example_admits_the_lighter_queue_first(tmp_path:
     """concepts/admission_fair_sharing.md with admission-fs/: lq-a's three ``/bin/sleep infinity``
     Jobs fill the 9 CPUs and keep running; lq-a's fourth and then lq-b's first wait, and when one of
     lq-a's is deleted the freed quota goes to lq-b, whose consumed usage is lower."""
-    cli = _Cli(tmp_path)
+    cli = Commands(tmp_path, CliInProcess(tmp_path / "state"))
     cli.ok("--kueue-config", cli.file("config.yaml", AFS_CONFIG), "nodes", "add", "--count", "3")
     cli.ok("apply", "-f", cli.file("setup.yaml", AFS_SETUP))
     lq_a, lq_b = cli.file("a.yaml", AFS_JOB), cli.file("b.yaml", AFS_JOB.replace("lq-a", "lq-b"))
@@ -334,7 +306,7 @@ def test_deleting_a_pod_groups_workload_terminates_its_pods(tmp_path: Path) -> N
     terminate the remaining pods. While a stopped pod is still running (its grace period) the group
     gets no new Workload: upstream's ``handleJobWithNoWorkload`` waits while the job ``IsActive``
     (pkg/controller/jobframework/reconciler.go; ``Pod.IsActive`` counts a group's Running pods)."""
-    cli = _Cli(tmp_path)
+    cli = Commands(tmp_path, CliInProcess(tmp_path / "state"))
     cli.ok("nodes", "add", "--count", "3")
     cli.ok("apply", "-f", cli.file("setup.yaml", SINGLE_CQ))
     cli.ok("create", "-f", cli.file("group.yaml", POD_GROUP.replace("sleep 3", "sleep 60")))
