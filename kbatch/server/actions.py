@@ -291,6 +291,7 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     container has written only the lines its command has reached by now (``startedAt`` is whole
     seconds, so a line may show up to a second early). ``run_started``: the run that started then,
     which the kubelet has replaced since (the same command, so the same lines)."""
+    from kbatch.sim.clock_text import stamp
     from kbatch.sim.command import DEFAULT_DURATION, interpret
     from kbatch.sim.deleted_run import deleted_run
     from kbatch.sim.images import image_argv, owned_by_job, unknown_duration
@@ -315,8 +316,8 @@ def pod_log_lines(backend: Any, namespace: str, name: str, container: str | None
     deletion = (pod.get("metadata") or {}).get("deletionTimestamp")
     if not previous and deletion:  # the stop signal may have changed what it printed
         run = deleted_run(pod, chosen, argv, env, started, parse_time(deletion), default, files) or run
-    lines = sorted(((started + timedelta(seconds=at), text) for text, at in
-                    zip(run.logs, run.log_offsets, strict=True)), key=lambda line: line[0])
+    lines = sorted(((when, stamp(text, when)) for text, at in zip(run.logs, run.log_offsets, strict=True)
+                    for when in (started + timedelta(seconds=at),)), key=lambda line: line[0])
     return [line for line in lines if not running or line[0] <= now]
 
 

@@ -8,7 +8,8 @@ from the container environment, as the kubelet does for command and args
 ``$$`` escapes a dollar). Then the vocabulary is:
 
 =====================  ===========================================================================
-``sleep N``            run for N seconds; N may end in ``s``, ``m``, ``h`` or ``d``; ``infinity``
+``sleep N``            run for N seconds; N may end in ``s``, ``m``, ``h`` or ``d``; ``infinity``;
+                       also ``/bin/sleep`` (a program named by its system path, shell_pids.program)
 ``exit N``             end now with exit code N (inside ``sh -c``; a bare ``exit`` is ``exit 0``)
 ``true`` / ``false``   exit status 0 / 1, no time
 ``echo …``             append the words (after substitution) as one line of the container's log
@@ -37,6 +38,8 @@ from the container environment, as the kubelet does for command and args
                        redirections over the container's files (:mod:`kbatch.sim.files`: its
                        mounted volumes, built when first read, and what it writes)
 ``{ }``, ``( )``, …    groups, subshells, functions and positional parameters (``sh -c S NAME A``)
+``python3 -c "…"``     (as the container's command) a script of the few-line Python subset of
+                       :mod:`kbatch.sim.python_c` (the Job docs' exit-code examples)
 anything else          runs for ``default_duration`` and succeeds: the kubelet passes 1 s (KWOK's
                        default pod-complete delay) for a Job's pod and infinity for any other
                        (KWOK completes only a Job's pods; :mod:`kbatch.sim.images`)
@@ -56,6 +59,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from kbatch.sim.container_run import DEFAULT_DURATION, ContainerRun, parse_sleep
+from kbatch.sim.python_c import is_python, modelled_python, run_python
 from kbatch.sim.shell_run import MAX_STEPS, FilesFactory, Shell, _Files, run_script, run_simple
 from kbatch.sim.shell_syntax import parse_script
 from kbatch.sim.shell_vocab import first_unmodelled, modelled
@@ -101,6 +105,8 @@ def interpret(
         bash = words[0].rsplit("/", 1)[-1] == "bash"
         return run_script(_options_set(words[1:]) + script, dict(env), default_duration, files, stop, names,
                           bash)
+    if is_python(words) and (run := run_python(words, env, default_duration, stop)) is not None:
+        return run
     shell = Shell(default_duration, _Files(files), stop=stop)
     run_simple(shell, words, dict(env))
     return shell.result()
@@ -198,4 +204,6 @@ def unmodelled_command(argv: Sequence[str]) -> str | None:
             return " ".join(words)
         nodes = parse_script(script, bash=words[0].endswith("bash"))
         return script.strip() if nodes is None else first_unmodelled(nodes)
+    if is_python(words):
+        return None if modelled_python(words) else " ".join(words)
     return None if modelled(words) else " ".join(words)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from kbatch.sim.shell_text import FILTERS
 
-__all__ = ["BACKGROUND_KEY", "EXTERNAL", "SHELL_PID", "Pids"]
+__all__ = ["BACKGROUND_KEY", "EXTERNAL", "SHELL_PID", "Pids", "program"]
 
 SHELL_PID = 1
 BACKGROUND_KEY = "=!"
@@ -31,6 +31,18 @@ BACKGROUND_KEY = "=!"
 EXTERNAL = FILTERS | {"sleep", "cat", "ls", "touch", "mkdir", "rm", "tee", "yes", "printenv", "env"}
 """The commands of the vocabulary that are programs, not builtins: each runs in a process of its
 own. (A command the vocabulary does not know is one as well.)"""
+
+SYSTEM_BIN = frozenset({"/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"})
+"""Where an image keeps those programs (busybox's applets in ``/bin``, coreutils in ``/usr/bin``)."""
+
+
+def program(name: str) -> str:
+    """The vocabulary's name for a command: a program of :data:`EXTERNAL` named by its path in a
+    system directory (``/bin/sleep``, as Kueue's admission fair sharing examples run it) is that
+    program, since the shell executes the same file (XCU 2.9.1.1: a name with a slash is executed
+    as given); any other name is itself."""
+    directory, _, base = name.rpartition("/")
+    return base if directory in SYSTEM_BIN and base in EXTERNAL else name
 
 
 @dataclass(slots=True)

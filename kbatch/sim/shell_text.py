@@ -1,5 +1,5 @@
 """The text filters a pipeline's consumers are: ``grep``, ``wc``, ``head``, ``tail``, ``sort``,
-``tr`` and ``cut``, on their standard input or file operands, as GNU coreutils/grep run them in
+``tr``, ``cut`` and ``rev``, on their standard input or file operands, as GNU coreutils/grep run them in
 the C locale (a container sets no ``LANG``). Each is pure: ``(args, stdin, read) -> (output,
 errors, status)``, where ``read(path)`` is a file's content (None: missing).
 
@@ -28,6 +28,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "sort": ("rnu", ""),
     "tr": ("ds", ""),
     "cut": ("s", "dfcb"),
+    "rev": ("", ""),
 }
 FILTERS = frozenset(OPTIONS)
 
@@ -95,6 +96,8 @@ def run_filter(name: str, args: list[str], stdin: str, read: Read) -> Result:
         return _tr(opts, operands, stdin)
     texts, errors = _inputs(name, operands, stdin, read)
     status = 1 if errors else 0
+    if name == "rev":
+        return _rev(texts), [e.replace("rev: ", "rev: cannot open ", 1) for e in errors], status
     if name == "wc":
         return _wc(opts, texts, stdin_only=not operands), errors, status
     if name in ("head", "tail") and "c" in opts:
@@ -122,6 +125,18 @@ def _inputs(name: str, operands: list[str], stdin: str,
 def _lines(text: str) -> list[str]:
     """The lines of ``text`` without their newlines (a last line without one counts)."""
     return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else []
+
+
+def _rev(texts: list[tuple[str, str]]) -> str:
+    """util-linux ``rev [FILE…]`` (busybox's alike): each line's characters in reverse order, the
+    newline kept where it was (kubernetes/website ``application/job/indexed-job.yaml`` runs
+    ``rev /input/data.txt``); a missing file is ``rev: cannot open F: …`` and status 1."""
+    out = []
+    for _, text in texts:
+        for line in text.splitlines(keepends=True):
+            body = line.rstrip("\n")
+            out.append(body[::-1] + line[len(body):])
+    return "".join(out)
 
 
 # --- grep ---------------------------------------------------------------------------------------

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kbatch.sim.clock_text import DATE_OPTIONS
 from kbatch.sim.container_run import parse_sleep
 from kbatch.sim.env_listing import env_modelled
 from kbatch.sim.shell_arrays import ELEMENT, compound_assignment
 from kbatch.sim.shell_eval import substitutes
+from kbatch.sim.shell_pids import program
 from kbatch.sim.shell_syntax import (
     Background,
     Case,
@@ -58,11 +60,13 @@ def modelled(argv: list[str], functions: frozenset[str] = frozenset()) -> bool:
         return True  # assignments, bash's ``(( EXPR ))``
     while ASSIGNMENT.match(argv[0]) and "$(" not in argv[0]:  # ``IFS=: read a b``
         argv = argv[1:]
-    name, rest = argv[0], argv[1:]
+    name, rest = argv[0] if argv[0] in functions else program(argv[0]), argv[1:]
     if name in FILTERS:
         return modelled_filter(_operands(argv))
     if name == "sleep":
         return bool(rest) and all("$" in w or parse_sleep(w) is not None for w in rest)
+    if name == "date":  # the current time in the default format (kbatch/sim/clock_text.py)
+        return all(w in DATE_OPTIONS for w in rest)
     if name == "exec":  # only redirections: the shell's own descriptors (XCU ``exec``); with a
         operands = _operands(rest)  # command, that command (not a function), without options
         return not operands or (not operands[0].startswith("-") and not ASSIGNMENT.match(operands[0])

@@ -1,7 +1,7 @@
 """Warnings for containers whose command the simulation does not run as written.
 
 kbatch's kubelet reads each container's command by the vocabulary of :mod:`kbatch.sim.command`; a
-program outside it (``perl``, ``python3 -c …``, ``rev FILE``, a ``{ … }`` group) runs the default
+program outside it (``perl``, ``md5sum FILE``, a ``{ … }`` group) runs the default
 duration and exits 0, so a Job that upstream would fail, or whose logs upstream would show, succeeds
 here quietly. ``kbatch serve`` and the ``kbatch`` CLI say so when such an object is created: one
 ``Warning`` per container, naming its field path as kube-apiserver's pod warnings do

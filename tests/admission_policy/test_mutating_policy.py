@@ -130,6 +130,25 @@ def test_labels_by_apply_configuration_and_escaped_json_patch_keys() -> None:
     }
 
 
+def test_a_json_patch_reads_the_object_as_the_unstructured_converter_writes_it() -> None:
+    """``object`` is ``DefaultUnstructuredConverter.ToUnstructured`` of the typed pod (apiserver
+    ``pkg/admission/plugin/cel/filter.go`` ``objectToResolveVal``): a container without resources
+    has ``resources: {}``, so adding ``/resources/requests`` finds its parent, and ``has()`` on it
+    is false rather than an error."""
+    cp = world(
+        policy(
+            "requests",
+            patch(
+                "object.spec.containers.all(c, !has(c.resources.requests)) ? "
+                "[JSONPatch{op: 'add', path: '/spec/containers/0/resources/requests', "
+                "value: {'cpu': '100m'}}] : []"
+            ),
+        ),
+        binding("requests"),
+    )
+    assert made(cp, pod())["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "100m"}}
+
+
 def test_image_pull_policy_always() -> None:
     cp = world(
         policy(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import io
+import json
 import os
 import subprocess
 import sys
@@ -145,3 +146,31 @@ class CliInProcess(_StateDirRunner):
 
     def run(self, *args: str) -> Outcome:
         return _in_process(["--state", str(self.state), *args])
+
+
+class Commands:
+    """A user's session of ``kbatch --state DIR`` commands through ``runner`` (separate processes or
+    in process), each asserted to succeed unless told; manifests written under ``tmp``."""
+
+    def __init__(self, tmp: Path, runner: _StateDirRunner) -> None:
+        self.tmp = tmp
+        self.runner = runner
+
+    def file(self, name: str, text: str) -> str:
+        path = self.tmp / name
+        path.write_text(text)
+        return str(path)
+
+    def ok(self, *args: str) -> str:
+        done = self.runner.run(*args)
+        assert done.code == 0, f"kbatch {' '.join(args)}: {done.err}{done.out}"
+        return done.out
+
+    def refused(self, *args: str) -> str:
+        """The command's error output, once it is asserted to exit 1."""
+        done = self.runner.run(*args)
+        assert done.code == 1, f"kbatch {' '.join(args)}: {done.out}"
+        return done.err
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "-o", "json"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .test_upstream_examples import _Cli
+from .test_upstream_examples import processes
 
 # a mapping key given twice: kubectl's YAMLToJSONDecoder (apimachinery pkg/util/yaml/decoder.go) reads
 # with sigs.k8s.io/yaml's non-strict Unmarshal, go-yaml v2 keeps the last value and says nothing
@@ -22,7 +22,7 @@ spec:
 
 
 def test_apply_a_manifest_with_a_repeated_key_keeps_the_last_value(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add")
     done = cli.runner.run("apply", "-f", cli.file("dup.yaml", DUPLICATED))
     assert (done.code, done.out, done.err) == (0, "job.batch/dup created\n", "")

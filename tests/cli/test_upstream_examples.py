@@ -3,16 +3,15 @@
 Each manifest is written from an upstream example (the file is named at each constant; read at
 kubernetes/website ``content/en/examples``, kubernetes-sigs/jobset 08dfbdf ``site/static/examples``
 and ``config/samples``, kubernetes-sigs/kueue ``site/static/examples`` of 2026-08-22). Commands the
-simulated kubelet does not read (``python3 -c``) are not used; the others are kept as written.
+simulated kubelet does not read (``perl``) are not used; the others are kept as written.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from .runners import CliProcesses
+from .runners import CliProcesses, Commands
 
 # kubernetes/website controllers/job-pod-failure-policy-example.yaml: exit 42 is a FailJob rule.
 POD_FAILURE_POLICY = """
@@ -206,25 +205,9 @@ spec:
 """
 
 
-class _Cli:
-    """``kbatch --state DIR`` as separate processes, each asserted to succeed unless told."""
-
-    def __init__(self, tmp_path: Path) -> None:
-        self.tmp = tmp_path
-        self.runner = CliProcesses(tmp_path / "state")
-
-    def file(self, name: str, text: str) -> str:
-        path = self.tmp / name
-        path.write_text(text)
-        return str(path)
-
-    def ok(self, *args: str) -> str:
-        done = self.runner.run(*args)
-        assert done.code == 0, f"kbatch {' '.join(args)}: {done.err}{done.out}"
-        return done.out
-
-    def json(self, *args: str) -> Any:
-        return json.loads(self.ok(*args, "-o", "json"))
+def processes(tmp_path: Path) -> Commands:
+    """A session of separate ``kbatch`` processes over ``tmp_path/state``."""
+    return Commands(tmp_path, CliProcesses(tmp_path / "state"))
 
 
 def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -232,7 +215,7 @@ def _condition(obj: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 def test_pod_failure_policy_example_fails_the_job_on_exit_42(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add", "--count", "2")
     cli.ok("apply", "-f", cli.file("job.yaml", POD_FAILURE_POLICY))
     assert cli.ok("wait", "job/job-pod-failure-policy-example", "--for", "condition=Failed",
@@ -247,13 +230,18 @@ def test_pod_failure_policy_example_fails_the_job_on_exit_42(tmp_path: Path) -> 
 
 
 def test_cronjob_example_runs_a_job_every_minute(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add")
     cli.ok("apply", "-f", cli.file("cronjob.yaml", CRONJOB))
-    cli.ok("advance", "2m5s")  # each run 1 s (`date` is outside the vocabulary), due 100 ms after its time
+    cli.ok("advance", "2m5s")  # each Job due 100 ms after its minute
     jobs = cli.json("get", "jobs")["items"]
     assert len(jobs) == 2 and all(_condition(j, "Complete")["status"] == "True" for j in jobs)
-    assert "Hello from the Kubernetes cluster" in cli.ok("logs", f"job/{jobs[0]['metadata']['name']}")
+    # the page's log: `date` (coreutils' default format, the time the container ran it) then the echo
+    started = cli.json("get", "pods", "-l", f"job-name={jobs[0]['metadata']['name']}")["items"][0]["status"][
+        "containerStatuses"][0]["state"]["terminated"]["startedAt"]
+    assert started == "2025-01-01T00:01:00Z"
+    assert cli.ok("logs", f"job/{jobs[0]['metadata']['name']}") == (
+        "Wed Jan  1 00:01:00 UTC 2025\nHello from the Kubernetes cluster\n")
     assert cli.json("get", "cronjob", "hello")["status"]["lastScheduleTime"] == "2025-01-01T00:02:00Z"
     cli.ok("delete", "cronjob", "hello")
     cli.ok("advance", "1s")
@@ -261,7 +249,7 @@ def test_cronjob_example_runs_a_job_every_minute(tmp_path: Path) -> None:
 
 
 def test_jobset_depends_on_example_starts_each_job_after_its_dependency(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add", "--count", "2")
     cli.ok("apply", "-f", cli.file("jobset.yaml", DEPENDS_ON))
     cli.ok("wait", "jobset/depends-on", "--for", "condition=Completed", "--timeout", "5m")
@@ -276,7 +264,7 @@ def test_jobset_depends_on_example_starts_each_job_after_its_dependency(tmp_path
 
 
 def test_jobset_failure_policy_example_restarts_three_times_then_fails(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add", "--count", "4")
     cli.ok("apply", "-f", cli.file("jobset.yaml", FAILURE_POLICY))
     cli.ok("advance", "5s")
@@ -298,14 +286,14 @@ def test_jobset_failure_policy_example_restarts_three_times_then_fails(tmp_path:
 
 
 def test_jobset_config_sample_with_a_null_spec_is_created(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     out = cli.ok("apply", "-f", cli.file("sample.yaml", JOBSET_SAMPLE))
     assert out.strip() == "jobset.jobset.x-k8s.io/jobset-sample created"
     assert cli.json("get", "jobset", "jobset-sample")["spec"]["successPolicy"] == {"operator": "All"}
 
 
 def test_kueue_single_clusterqueue_example_admits_the_created_sample_job(tmp_path: Path) -> None:
-    cli = _Cli(tmp_path)
+    cli = processes(tmp_path)
     cli.ok("nodes", "add", "--count", "3")
     cli.ok("apply", "-f", cli.file("setup.yaml", KUEUE_SETUP))
     job_file = cli.file("job.yaml", KUEUE_JOB)

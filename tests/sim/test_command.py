@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret, parse_sleep
+from kbatch.sim.command import DEFAULT_DURATION, ContainerRun, interpret, parse_sleep, unmodelled_command
 
 
 @pytest.mark.parametrize(
@@ -43,6 +43,14 @@ def test_unknown_command_runs_for_the_default_duration_and_succeeds() -> None:
 
 def test_sleep_infinity_never_ends() -> None:
     assert math.isinf(interpret(["sleep", "infinity"]).duration)
+
+
+def test_a_program_named_by_its_path_is_that_program() -> None:
+    # kueue v0.19.2 site/static/examples/admission-fs/lq-a-simple-job.yaml: command ["/bin/sleep", "infinity"]
+    assert math.isinf(interpret(["/bin/sleep", "infinity"]).duration)
+    assert interpret(["sh", "-c", "/usr/bin/sleep 3; exit 2"]) == ContainerRun(3.0, 2)
+    assert unmodelled_command(["/bin/sleep", "infinity"]) is None
+    assert unmodelled_command(["/opt/sleep", "5"]) == "/opt/sleep 5"  # not a system directory
 
 
 def test_shell_variables_come_from_the_container_env() -> None:

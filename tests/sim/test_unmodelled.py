@@ -14,8 +14,10 @@ from kbatch.sim.unmodelled import unmodelled_warnings
     (["sh", "-c", "echo a && sleep 1m; exit 3"], None),
     (["bash", "-xc", 'if [[ "$I" == "0" ]]; then exit 1; fi; for i in $(seq 3); do sleep 1; done'], None),
     (["perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"], "perl -Mbignum=bpi -wle print bpi(2000)"),
-    (["python3", "-c", "import sys"], "python3 -c import sys"),
-    (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], "date"),  # the CronJob example
+    (["python3", "-c", "import sys"], None),  # kbatch/sim/python_c.py
+    (["python3", "-c", "import torch"], "python3 -c import torch"),
+    (["/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"], None),  # the CronJob example
+    (["sh", "-c", "date +%s"], "date +%s"),
     (["sh", "-c", "if true; then python train.py; fi"], "python train.py"),
     (["sh", "-c", "while true; do sleep 1; done"], None),
     (["sh", "-c", "{ sleep 1; }"], None),
@@ -38,16 +40,16 @@ def test_warnings_name_each_container_by_its_path() -> None:
     jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "spec": {"replicatedJobs": [
         {"name": "a", "template": {"spec": {"template": {"spec": {"containers": [
             {"name": "ok", "command": ["sleep", "5"]},
-            {"name": "py", "command": ["python3", "-c", "print('x' * 200)"]}]}}}}},
+            {"name": "py", "command": ["python3", "-c", "import torch"]}]}}}}},
         {"name": "b", "template": {"spec": {"template": {"spec": {
-            "initContainers": [{"name": "i", "command": ["rev"], "args": ["/input/data.txt"]}],
+            "initContainers": [{"name": "i", "command": ["md5sum"], "args": ["/input/data.txt"]}],
             "containers": [{"name": "image-default"}]}}}}}]}}
     assert unmodelled_warnings(jobset) == [
         "spec.replicatedJobs[0].template.spec.template.spec.containers[1]: kbatch does not run "
-        "\"python3 -c print('x' * 200)\"; the simulated container runs the default duration (1s) "
+        "\"python3 -c import torch\"; the simulated container runs the default duration (1s) "
         "and exits 0 (docs/simulation.md)",
         'spec.replicatedJobs[1].template.spec.template.spec.initContainers[0]: kbatch does not run '
-        '"rev /input/data.txt"; the simulated container runs the default duration (1s) and exits 0 '
+        '"md5sum /input/data.txt"; the simulated container runs the default duration (1s) and exits 0 '
         "(docs/simulation.md)"]
-    long = {"spec": {"containers": [{"command": ["python3", "-c", "x" * 100]}]}}
-    assert '"python3 -c ' + "x" * 48 + '…"' in unmodelled_warnings(long)[0]  # 60 characters
+    long = {"spec": {"containers": [{"command": ["perl", "-e", "x" * 100]}]}}
+    assert '"perl -e ' + "x" * 51 + '…"' in unmodelled_warnings(long)[0]  # 60 characters

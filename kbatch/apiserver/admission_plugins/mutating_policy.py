@@ -36,6 +36,7 @@ from kbatch.api.cel.authz import authorizing
 from kbatch.api.errors import StatusCause, StatusDetails, StatusError
 from kbatch.api.meta import Resource
 from kbatch.api.policy_v1 import Eviction
+from kbatch.api.wire_zeros_strip import without_wire_zeros
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_authorizer import authorizer_checker
 from kbatch.apiserver.admission_plugins.policy_dispatch import matching_pairs
@@ -46,6 +47,7 @@ from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect
 from kbatch.apiserver.admission_plugins.policy_request import (
     Stored,
     attributes,
+    cel_object,
     request_variables,
     wire,
 )
@@ -161,12 +163,12 @@ class MutatingPolicyPlugin:
                   state: ReinvocationState, second_pass: bool, errors: list[_PolicyError]) -> bool:
         """Run the invocations (``dispatchInvocations``); whether any mutation was made."""
         group_kind = type(request.obj).api_info.group_kind  # a Binding or an Eviction has no Kind here
-        current = wire(request.obj)
+        current = cel_object(request.obj)  # what the expressions read and the patches apply to
         dirty = False
         for invocation in invocations:
             policy, key = invocation.policy, invocation.key
             data = request_variables(self._server, request, attrs)
-            data["object"], data["params"] = current, wire(invocation.param)
+            data["object"], data["params"] = current, cel_object(invocation.param)
             failed = compose_variables(policy, data)
             matched = match_conditions(policy, data, failed)
             if isinstance(matched, str):
@@ -191,18 +193,20 @@ class MutatingPolicyPlugin:
                 state.previously_invoked.add(key)
         if dirty:
             state.require_reinvoking_previously_invoked()
-            _replace(request.obj, decode_dict(type(request.obj), current)[0])
+            model = type(request.obj)
+            _replace(request.obj, decode_dict(model, without_wire_zeros(current, model))[0])
         return dirty
 
     def _decoded(self, model: type[Resource], patched: dict[str, Any]) -> dict[str, Any]:
-        """The patched object decoded strictly and defaulted (``dispatchOne``), as JSON again."""
+        """The patched object decoded strictly and defaulted (``dispatchOne``), as the expressions
+        read it again (Go's unset fields, which decode as absent, taken out first)."""
         try:
-            obj, _ = decode_dict(model, patched)
+            obj, _ = decode_dict(model, without_wire_zeros(patched, model))
         except StatusError as err:
             raise MutationError(err.message) from None
         if model in self._server.registry:  # a Binding or an Eviction has no defaulting
             self._server.kind(model).strategy.default(obj)
-        return wire(obj)  # type: ignore[no-any-return]
+        return cel_object(obj)  # type: ignore[no-any-return]
 
 
 def _replace(target: Resource, source: Resource) -> None:

@@ -22,6 +22,7 @@ from kbatch.api.cel.authz import authorizer_variables
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import NotFound
 from kbatch.api.meta import Resource
+from kbatch.api.wire_zeros import with_wire_zeros
 from kbatch.apiserver.admission import AdmissionRequest
 from kbatch.apiserver.admission_plugins.policy_matching import Attributes
 from kbatch.apiserver.subresource_admission import request_info
@@ -31,12 +32,21 @@ from kbatch.authz.user import user_info_wire
 if TYPE_CHECKING:
     from kbatch.apiserver.server import APIServer
 
-__all__ = ["Stored", "attributes", "namespace_labels", "request_variables", "wire"]
+__all__ = ["Stored", "attributes", "cel_object", "namespace_labels", "request_variables", "wire"]
 
 
 def wire(obj: Resource | None) -> Any:
-    """An object as the expressions read it: its JSON form (None stays null)."""
+    """An object's JSON form as kbatch stores it (None stays null)."""
     return None if obj is None else json.loads(obj.to_json())
+
+
+def cel_object(obj: Resource | None) -> Any:
+    """An object as the expressions read it: ``runtime.DefaultUnstructuredConverter.ToUnstructured``
+    of the typed object (apiserver ``pkg/admission/plugin/cel/filter.go``, ``objectToResolveVal``),
+    which like encoding/json keeps a by-value struct under ``omitempty``, so a built-in kind's unset
+    fields are there as Go writes them (a container's ``resources: {}``, :mod:`kbatch.api.wire_zeros`);
+    a custom resource is read as stored."""
+    return None if obj is None else with_wire_zeros(wire(obj))
 
 
 class Stored:
@@ -105,13 +115,13 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
     info = type(request.obj).api_info
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
     resource = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
-    ns = wire(_namespace(server, attrs))
+    ns = cel_object(_namespace(server, attrs))
     user = user_info_wire(request.user)
     if ns is not None:
         ns["metadata"].pop("managedFields", None)
     return {
-        "object": None if request.operation == "DELETE" else wire(request.obj),  # null on DELETE
-        "oldObject": wire(request.old),
+        "object": None if request.operation == "DELETE" else cel_object(request.obj),  # null on DELETE
+        "oldObject": cel_object(request.old),
         "request": {
             "kind": kind,
             "resource": resource,

@@ -39,8 +39,8 @@ from kbatch.apiserver.admission_plugins.policy_params import ParamError, collect
 from kbatch.apiserver.admission_plugins.policy_request import (
     Stored,
     attributes,
+    cel_object,
     request_variables,
-    wire,
 )
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ class ValidatingPolicyPlugin:
         decisions: list[Decision] = []
         with authorizing(authorizer_checker(self._server)):
             for param in params:
-                decisions.extend(evaluate_policy(policy, {**data, "params": wire(param)}))
+                decisions.extend(evaluate_policy(policy, {**data, "params": cel_object(param)}))
         return decisions
 
 

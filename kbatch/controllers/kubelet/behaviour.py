@@ -63,7 +63,9 @@ __all__ = [
     "touches_files",
 ]
 
-_FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm)\b|(?:^|\s)-[aedfsrwx](?:\s|$)")
+# the file utilities, the filters that take file operands, redirections, file tests
+_FILE_WORDS = re.compile(r"[<>]|\b(?:cat|ls|cd|touch|mkdir|rm|grep|wc|head|tail|sort|cut|rev)\b"
+                         r"|(?:^|\s)-[aedfsrwx](?:\s|$)")
 Vars = Mapping[str, str]  # a layer of variables (the service ones, an image's)
 _MAP_REF = re.compile(r"^metadata\.(labels|annotations)\[['\"](.+)['\"]\]$")
 

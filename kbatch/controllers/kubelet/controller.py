@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
@@ -94,6 +95,7 @@ from kbatch.controllers.kubelet.tokens import TokenManager
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.reconcile import Result
 from kbatch.runtime.rng import derive
+from kbatch.sim.clock_text import DATE_MARK, stamp
 from kbatch.sim.command import DEFAULT_DURATION
 from kbatch.sim.faults import FAULT_ANNOTATION, PROBE_FAULT_ANNOTATION
 from kbatch.sim.signals import CONTAINER_STOP_SIGNALS
@@ -430,7 +432,13 @@ class Kubelet:
     def _log_sink(self, pod: Any) -> Any:
         namespace, name = pod.metadata.namespace or "", pod.metadata.name or ""
 
-        def sink(proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False) -> None:
+        def sink(proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False,
+                 offsets: tuple[float, ...] = (), started: float | None = None) -> None:
+            if offsets and started is not None and any(DATE_MARK in line for line in lines):
+                # the API's startedAt (whole seconds) plus the offset, as ``kubectl logs`` reads it
+                start = self.ctx.clock.to_datetime(started).replace(microsecond=0)
+                lines = tuple(stamp(line, start + timedelta(seconds=at)) for line, at in zip(lines, offsets,
+                                                                                             strict=True))
             (self.logs.replace if replace else self.logs.append)(namespace, name, proc.name, restart, lines)
 
         return sink

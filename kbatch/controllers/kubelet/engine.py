@@ -134,9 +134,11 @@ PreStop = Callable[["Proc", float], "Hook | None"]  # (container, seconds since 
 
 class LogSink(Protocol):
     """Where a run's log lines go; ``replace``: they replace the run's lines (a stop signal changed
-    what the run prints)."""
+    what the run prints); ``offsets``: when each was printed, seconds after the run ``started`` (a
+    ``date`` line gets its time from them: kbatch/sim/clock_text.py)."""
 
-    def __call__(self, proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False) -> None: ...
+    def __call__(self, proc: Proc, restart: int, lines: tuple[str, ...], replace: bool = False,
+                 offsets: tuple[float, ...] = (), started: float | None = None) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +374,7 @@ def _announce(run: PodRun, proc: Proc, t: float, behaviour: ContainerRun, count:
     """What starting a run at ``t`` records: its log lines, what the simulation could not follow
     (a kbatch addition), its events (a failed postStart hook: when it fails)."""
     if log is not None and behaviour.logs:
-        log(proc, count, behaviour.logs)
+        log(proc, count, behaviour.logs, offsets=behaviour.log_offsets, started=t)
     if behaviour.warning:
         _event(run, "Warning", "SimulationLimit", behaviour.warning, proc)
     for type_, reason, message, offset in behaviour.events:  # FailedPostStartHook, Killing (.hooks)
@@ -423,9 +425,10 @@ def _send_stop(proc: Proc, t: float, kill_at: float, stop: Stopper | None, log: 
     proc.message = ""
     if log is not None:
         until = min(end, kill_at) - proc.started_at
-        log(proc, proc.restart_count, tuple(line for line, offset in zip(outcome.logs, outcome.log_offsets,
-                                                                        strict=True) if offset <= until),
-            replace=True)
+        kept = [(line, offset) for line, offset in zip(outcome.logs, outcome.log_offsets, strict=True)
+                if offset <= until]
+        log(proc, proc.restart_count, tuple(line for line, _ in kept), replace=True,
+            offsets=tuple(offset for _, offset in kept), started=proc.started_at)
     return True
 
 

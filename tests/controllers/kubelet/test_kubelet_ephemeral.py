@@ -61,7 +61,7 @@ def test_an_ephemeral_container_starts_runs_its_command_and_is_never_restarted()
     assert run.phase == "Running"
     logs: list[tuple[str, int, tuple[str, ...]]] = []
     assert add_ephemeral(run, [("dbg", "busybox", "c")], 1.0, PLAN,
-                         lambda p, r, lines: logs.append((p.name, r, lines)))
+                         lambda p, r, lines, **_: logs.append((p.name, r, lines)))
     dbg = run.ephemeral[0]
     assert (dbg.state, dbg.started_at) == ("running", 1.0) and logs == [("dbg", 0, ("hi",))]
     advance(run, 500.0, PLAN)  # restartPolicy Always, exit 3: still never restarted

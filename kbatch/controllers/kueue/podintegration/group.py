@@ -290,10 +290,10 @@ class PodGroupReconciler:
         if not found:
             return None
         if wl is None:
-            if not group.finished()[2]:
-                self._create(group)
-            else:
+            if group.finished()[2]:
                 group.finalize(mgr.ctx.client)
+            elif not group.is_active():  # handleJobWithNoWorkload: wait while a member still runs
+                self._create(group)
             return None
         if self._sync_replacement_condition(group, wl):
             return None
