@@ -18,7 +18,11 @@ tuples, arithmetic, comparisons, ``and``/``or``/``not``, indexing, f-strings, th
 runtime error ends the run as CPython's does, its traceback (without the source line) on standard
 error and status 1; ``sys.exit(CODE)`` is CODE mod 256, ``sys.exit()`` 0 and ``sys.exit("msg")``
 prints ``msg`` and is 1 (Python's ``SystemExit`` handling, ``Python/pythonrun.c``). Printing takes
-no time, ``time.sleep`` its seconds; PID 1 installs no ``SIGTERM`` handler, so the stop signal
+no time, ``time.sleep`` its seconds; standard output is block-buffered as CPython's is on a pipe
+(a line reaches the log at ``flush=True``, at 8 KiB held, or at exit, and is lost when a signal ends
+the process) unless ``PYTHONUNBUFFERED`` is set; standard error is written at once. A run past
+``MAX_STEPS`` statements and iterations, or holding a value or printing text beyond a megabyte, is
+not followed (the default run, with a warning); PID 1 installs no ``SIGTERM`` handler, so the stop signal
 acts as on any program without one (:meth:`kbatch.sim.shell_run.Shell.spend`).
 """
 
@@ -26,12 +30,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kbatch.sim.container_run import ContainerRun
-from kbatch.sim.shell_run import Shell, _Files
+from kbatch.sim.shell_run import MAX_STEPS, Shell, _Files
 from kbatch.sim.signals import StopSignal
 
 __all__ = ["is_python", "modelled_python", "run_python"]
@@ -42,6 +47,12 @@ _BUILTINS: dict[str, Any] = {f.__name__: f for f in (int, str, float, bool, len,
 _CALLS = frozenset({"print", "sys.exit", "time.sleep", "os.environ.get", "os.getenv", *_BUILTINS})
 _DOTTED = frozenset({"os.environ", "sys.stderr", "sys.stdout"})
 _MAX_ITERATIONS = 10_000
+_MAX_BYTES = 1_000_000  # a value's or the printed text's size the run follows
+_BUFFER = 8_192  # io.DEFAULT_BUFFER_SIZE: held stdout bytes that flush on their own
+_MAX_SCRIPT = 8_192  # characters of script parsed (and kept parsed)
+_TOO_LARGE = ("the python3 -c script ran longer or grew larger than kbatch follows; kbatch ran it as an "
+              "unknown command ({default:g}s, exit 0)")
+_WIDE = re.compile(r"\d{6}")  # a format width or precision of 100,000 or more
 _NODES = (ast.Module, ast.Import, ast.alias, ast.Assign, ast.AugAssign, ast.If, ast.Pass, ast.For,
           ast.Expr, ast.Constant, ast.Name, ast.Load, ast.Store, ast.List, ast.Tuple, ast.BinOp, ast.UnaryOp,
           ast.BoolOp, ast.Compare, ast.Subscript, ast.Call, ast.keyword, ast.Attribute, ast.JoinedStr,
@@ -49,8 +60,8 @@ _NODES = (ast.Module, ast.Import, ast.alias, ast.Assign, ast.AugAssign, ast.If, 
 
 
 class _Exit(Exception):
-    def __init__(self, code: int) -> None:
-        self.code = code
+    def __init__(self, code: int, message: str | None = None) -> None:
+        self.code, self.message = code, message
 
 
 class _Unmodelled(Exception):
@@ -65,6 +76,8 @@ def is_python(words: Sequence[str]) -> bool:
 @functools.lru_cache(maxsize=256)
 def _parse(script: str) -> ast.Module | None:
     """The script's tree when every node is in the subset, else None."""
+    if len(script) > _MAX_SCRIPT:
+        return None
     try:
         tree = ast.parse(script, "<string>")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -101,7 +114,13 @@ def _allowed(node: ast.AST) -> bool:
         loop_else = isinstance(node, ast.For) and bool(node.orelse)
         return all(isinstance(t, ast.Name) for t in targets) and not loop_else
     if isinstance(node, ast.AugAssign):
-        return isinstance(node.target, ast.Name)
+        return isinstance(node.target, ast.Name) and type(node.op) in _BINARY
+    if isinstance(node, ast.BinOp):
+        return type(node.op) in _BINARY
+    if isinstance(node, ast.FormattedValue):  # a constant spec without a huge width
+        spec = node.format_spec
+        return spec is None or (isinstance(spec, ast.JoinedStr) and all(
+            isinstance(v, ast.Constant) and not _WIDE.search(str(v.value)) for v in spec.values))
     return not isinstance(node, ast.Constant) or isinstance(node.value, (int, float, str, bool, type(None)))
 
 
@@ -120,7 +139,9 @@ def modelled_python(words: Sequence[str]) -> bool:
 
 def run_python(words: Sequence[str], env: Mapping[str, str], default: float,
                stop: StopSignal | None = None) -> ContainerRun | None:
-    """The run of ``python3 -c SCRIPT``; None when the script is outside the subset."""
+    """The run of ``python3 -c SCRIPT``; None when the script is outside the subset. A run past
+    ``MAX_STEPS`` statements and iterations, or holding a value or printing text beyond
+    :data:`_MAX_BYTES`, is the default run with a warning (as a shell script past its step limit)."""
     tree = _parse(words[2])
     if tree is None:
         return None
@@ -130,15 +151,20 @@ def run_python(words: Sequence[str], env: Mapping[str, str], default: float,
         runner.block(tree.body)
     except _Exit as done:
         shell.status = done.code
-    except (_Unmodelled, RecursionError):
-        return None
-    except Exception as error:  # the script's own error: CPython's report, status 1
+        if done.message is not None:
+            shell.log(done.message)
+    except (_Unmodelled, RecursionError, MemoryError):
+        return ContainerRun(default, 0, warning=_TOO_LARGE.format(default=default))
+    except (ArithmeticError, LookupError, NameError, TypeError, ValueError, AttributeError) as error:
+        # the script's own error: CPython's report, status 1
         line = getattr(error, "line", runner.line)
         shell.log(f'Traceback (most recent call last):\n  File "<string>", line {line}, in <module>\n'
                   f"{type(error).__name__}: {error}\n")
         shell.status = 1
     else:
         shell.status = 0
+    if not shell.signalled:  # the interpreter's exit flushes stdout; a signal's death loses it
+        runner.flush()
     return shell.result()
 
 
@@ -147,11 +173,24 @@ class _Runner:
 
     def __init__(self, shell: Shell, env: dict[str, str]) -> None:
         self.shell, self.env, self.scope, self.line = shell, env, {**_BUILTINS, "print": print}, 1
+        self.steps = self.printed = 0
+        # stdout to a pipe is block-buffered (CPython's io.TextIOWrapper over a BufferedWriter): a
+        # line reaches the log at a flush (flush=True, 8 KiB pending, exit); PYTHONUNBUFFERED writes
+        # at once, and stderr is line-buffered
+        self.buffered = not env.get("PYTHONUNBUFFERED")
+        self.pending: list[str] = []
+
+    def tick(self) -> None:
+        """One statement or loop iteration more: past ``MAX_STEPS`` the run is not followed."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Unmodelled
 
     def block(self, body: list[ast.stmt]) -> None:
         for stmt in body:
             if self.shell.exited:
                 return
+            self.tick()
             self.line = stmt.lineno
             self.statement(stmt)
 
@@ -172,6 +211,7 @@ class _Runner:
             if len(items) > _MAX_ITERATIONS:  # a range is not built to be measured
                 raise _Unmodelled
             for item in items:
+                self.tick()
                 self.scope[stmt.target.id] = item  # type: ignore[attr-defined]
                 self.block(stmt.body)
                 if self.shell.exited:
@@ -205,7 +245,7 @@ class _Runner:
         if isinstance(node, ast.Subscript):
             return self.expr(node.value)[self.expr(node.slice)]
         if isinstance(node, ast.JoinedStr):
-            return "".join(str(self.expr(v)) for v in node.values)
+            return _sized("".join(str(self.expr(v)) for v in node.values))
         if isinstance(node, ast.FormattedValue):
             spec = self.expr(node.format_spec) if node.format_spec is not None else ""
             return format(_CONVERT.get(node.conversion, _same)(self.expr(node.value)), spec)
@@ -247,14 +287,19 @@ class _Runner:
         if func == "print":
             sep, end = kwargs.get("sep", " "), kwargs.get("end", "\n")
             text = (" " if sep is None else str(sep)).join(str(a) for a in args)
-            self.shell.log(text + ("\n" if end is None else str(end)))
+            text += "\n" if end is None else str(end)
+            self.printed += len(text)
+            if self.printed > _MAX_BYTES:
+                raise _Unmodelled  # no unbounded log
+            self.write(text, _stderr(kwargs.get("file")) or bool(kwargs.get("flush")))
             return None
         if func == "sys.exit":
-            raise _Exit(self.exit_code(args[0] if args else None))
+            value = args[0] if args else None
+            if value is None or isinstance(value, int):
+                raise _Exit(0 if value is None else value & 0xFF)
+            raise _Exit(1, f"{value}\n")  # printed to stderr by the exit, after the buffered stdout
         if func == "time.sleep":
-            seconds = float(args[0])
-            if seconds < 0:
-                raise ValueError("sleep length must be non-negative")
+            seconds = _sleep_seconds(args[0])
             self.shell.spend(seconds)
             if self.shell.signalled:
                 raise _Exit(self.shell.status)
@@ -265,13 +310,19 @@ class _Runner:
             raise _Unmodelled  # ``max(range(10**12))``: not followed
         return _BUILTINS[func](*args, **kwargs)
 
-    def exit_code(self, value: Any) -> int:
-        if value is None:
-            return 0
-        if isinstance(value, int):
-            return value & 0xFF
-        self.shell.log(f"{value}\n")
-        return 1
+    def write(self, text: str, now: bool) -> None:
+        """Print ``text``: to the log at once when ``now`` (stderr, ``flush=True``) or unbuffered,
+        else held until a flush; 8 KiB held flush on their own."""
+        if self.buffered and not now and sum(map(len, self.pending)) + len(text) < _BUFFER:
+            self.pending.append(text)
+            return
+        self.pending.append(text)
+        self.flush()
+
+    def flush(self) -> None:
+        for text in self.pending:
+            self.shell.log(text)
+        self.pending.clear()
 
 
 class _Module:
@@ -279,7 +330,33 @@ class _Module:
         self.name = name
 
 
+def _stderr(file: Any) -> bool:
+    return isinstance(file, _Module) and file.name == "sys.stderr"
+
+
 def _same(value: Any) -> Any:
+    return value
+
+
+def _sleep_seconds(value: Any) -> float:
+    """``time.sleep``'s argument as CPython takes it (``Modules/timemodule.c``, ``_PyTime_FromObject``):
+    a number, not NaN, not negative; an infinite one is not followed."""
+    if isinstance(value, str) or not isinstance(value, (int, float)):
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
+    if math.isnan(value):
+        raise ValueError("Invalid value NaN (not a number)")
+    if math.isinf(value):
+        raise _Unmodelled
+    if value < 0:
+        raise ValueError("sleep length must be non-negative")
+    return float(value)
+
+
+def _sized(value: Any) -> Any:
+    """``value`` when the run can hold it: no number, text or list beyond :data:`_MAX_BYTES`."""
+    if (isinstance(value, int) and value.bit_length() > 8 * _MAX_BYTES) or (
+            isinstance(value, (str, list, tuple)) and len(value) > _MAX_BYTES):
+        raise _Unmodelled
     return value
 
 
@@ -290,7 +367,9 @@ def _binary(op: ast.operator, left: Any, right: Any) -> Any:
     if isinstance(op, ast.Mult) and any(isinstance(v, int) and v > _MAX_ITERATIONS for v in (left, right)) \
             and any(isinstance(v, (str, list, tuple)) for v in (left, right)):
         raise _Unmodelled  # nor unbounded text
-    return _BINARY[type(op)](left, right)
+    if isinstance(op, ast.Mod) and isinstance(left, str) and _WIDE.search(left):
+        raise _Unmodelled  # nor a printf width that allocates gigabytes
+    return _sized(_BINARY[type(op)](left, right))
 
 
 _CONVERT: dict[int, Any] = {ord("r"): repr, ord("s"): str, ord("a"): ascii}
