@@ -6,8 +6,9 @@ knows when each line was printed (the run's ``startedAt`` plus the line's offset
 in its place (:func:`stamp`). The text is GNU coreutils' and busybox's default format in the C
 locale, ``%a %b %e %H:%M:%S %Z %Y``, and containers run in UTC (no ``TZ``): the CronJob task's
 ``Fri Feb 22 11:02:09 UTC 2019`` (kubernetes/website ``application/job/cronjob.yaml``). Output
-that goes elsewhere than the log (``$(date)`` printed later, a file) gets the time of the line it
-ends up in.
+that goes elsewhere than the log (a substitution, a pipe, a file) is not followed: the mark would be
+split, filtered or stored as text, so that run is the default one with a warning
+(:mod:`kbatch.sim.shell_run`).
 """
 
 from __future__ import annotations

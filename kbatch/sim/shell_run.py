@@ -88,6 +88,10 @@ class TooManySteps(Exception):
     """The run went past :data:`MAX_STEPS` commands."""
 
 
+class _NotFollowed(Exception):
+    """The run reached something kbatch follows only elsewhere (its message says what)."""
+
+
 class _Unmodelled(TooManySteps):
     """A ``for`` over words that are not modelled: the script is "anything else" (no warning:
     the create-time warning named it)."""
@@ -326,6 +330,9 @@ def run_script(script: str, env: dict[str, str], default: float, files: FilesFac
     except TooManySteps:
         return ContainerRun(default, 0, warning=f"the script ran more than {MAX_STEPS:,} commands; kbatch "
                                                 f"ran it as an unknown command ({default:g}s, exit 0)")
+    except _NotFollowed as why:
+        return ContainerRun(default, 0, warning=f"{why}; kbatch ran the script as an unknown command "
+                                                f"({default:g}s, exit 0)")
     return shell.result()
 
 
@@ -877,6 +884,8 @@ def run_simple(shell: Shell, argv: list[str], scope: MutableMapping[str, str],
     elif name in TESTS:
         _test(shell, argv, scope)
     elif name == "date" and all(word in DATE_OPTIONS for word in rest):
+        if shell.sink is not None or shell.captured is not None:  # substituted, piped, redirected
+            raise _NotFollowed("date's output goes elsewhere than the log, where kbatch fills the time in")
         shell.out(DATE_MARK + "\n")  # the time is filled in with the line's (kbatch/sim/clock_text.py)
         shell.status = 0
     else:

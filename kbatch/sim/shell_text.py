@@ -132,10 +132,9 @@ def _rev(texts: list[tuple[str, str]]) -> str:
     newline kept where it was (kubernetes/website ``application/job/indexed-job.yaml`` runs
     ``rev /input/data.txt``); a missing file is ``rev: cannot open F: …`` and status 1."""
     out = []
-    for _, text in texts:
-        for line in text.splitlines(keepends=True):
-            body = line.rstrip("\n")
-            out.append(body[::-1] + line[len(body):])
+    for _, text in texts:  # lines end at "\n" only (str.splitlines would split at "\r" too)
+        lines = text.split("\n")
+        out.append("\n".join(line[::-1] for line in lines))
     return "".join(out)
 
 

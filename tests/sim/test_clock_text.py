@@ -24,6 +24,16 @@ def test_a_date_loop_prints_at_its_period() -> None:
 
 def test_the_kubelet_log_store_stamps_each_line_with_its_time() -> None:
     cp = sim_cluster(1)
-    cp.apply(pod_yaml("p", "date; sleep 5; echo at $(date)"))  # started at the epoch, 2025-01-01
+    cp.apply(pod_yaml("p", "date; sleep 5; date -u"))  # started at the epoch, 2025-01-01
     cp.advance(10)
-    assert pod_logs(cp, "default", "p") == "Wed Jan  1 00:00:00 UTC 2025\nat Wed Jan  1 00:00:05 UTC 2025\n"
+    assert pod_logs(cp, "default", "p") == "Wed Jan  1 00:00:00 UTC 2025\nWed Jan  1 00:00:05 UTC 2025\n"
+
+
+def test_date_whose_output_goes_elsewhere_is_not_followed() -> None:
+    """``$(date)`` unquoted is split into six words, ``date | rev`` reverses the text: kbatch fills the
+    time in only where ``date`` prints to the log, so the other runs are the default with a warning
+    (the mark never reaches a log)."""
+    for script in ("echo at $(date)", "date | rev", "date > /tmp/t; cat /tmp/t", "set -- $(date); echo $#"):
+        run = interpret(["sh", "-c", script])
+        assert (run.duration, run.exit_code, run.logs) == (1.0, 0, ()), script
+        assert "date's output goes elsewhere" in run.warning, script
