@@ -147,7 +147,7 @@ def test_the_usual_defaulted_spec_takes_the_fast_path_once_its_tolerations_were_
                                                    "imagePullPolicy": "Always",
                                                    "resources": {"requests": {"cpu": "100m"}}}]})
     general = _validate_pod_spec(spec, "spec")  # remembers valid tolerations, as every create does
-    plain = all(not document.get(k) for k in ("nodeSelector", "initContainers", "overhead",
+    plain = all(not document.get(k) for k in ("initContainers", "overhead",
                                               "schedulingGates"))
     plain = plain and "activeDeadlineSeconds" not in document
     plain = plain and not set(document) & _SPEC_EXTRAS

@@ -17,6 +17,8 @@ only: the plugin puts it into each pod, with one shared volume and mount per vol
 
 from __future__ import annotations
 
+import functools
+
 from kbatch.api.core_v1 import (
     ConfigMapProjection,
     DownwardAPIProjection,
@@ -29,6 +31,7 @@ from kbatch.api.core_v1 import (
     VolumeMount,
     VolumeProjection,
 )
+from kbatch.api.frozen import freeze
 from kbatch.api.validation import _is_dns1123_label
 
 __all__ = ["MOUNT_PATH", "ROOT_CA_CONFIG_MAP", "SOURCE", "TOKEN_EXPIRATION_SECONDS", "VOLUME_PREFIX",
@@ -50,20 +53,20 @@ SOURCE = ProjectedVolumeSource(default_mode=_DEFAULT_MODE, sources=[
         field_ref=ObjectFieldSelector(api_version="v1", field_path="metadata.namespace"))])),
 ])
 
-_KNOWN: dict[str, tuple[Volume, VolumeMount]] = {}  # volume name -> the plugin's volume and mount
-_MAX_KNOWN = 4096
-
 
 def api_access(name: str) -> tuple[Volume, VolumeMount]:
     """The plugin's volume and mount under ``name``, one pair per name, shared and read only (the
-    plugin puts them into every pod of a namespace, whose volume name is the same)."""
-    found = _KNOWN.get(name)
-    if found is None:
-        if len(_KNOWN) >= _MAX_KNOWN:
-            _KNOWN.clear()
-        found = _KNOWN[name] = (Volume(name=name, projected=SOURCE),
-                                VolumeMount(name=name, read_only=True, mount_path=MOUNT_PATH))
-    return found
+    plugin puts them into every pod of a namespace, whose volume name is the same). Frozen each time
+    they are handed out (:func:`kbatch.api.frozen.freeze`: strict mode, which the tests run, fails a
+    change in place at once; a no-op otherwise)."""
+    volume, mount = _api_access(name)
+    return freeze(volume), freeze(mount)
+
+
+@functools.lru_cache(maxsize=4096)
+def _api_access(name: str) -> tuple[Volume, VolumeMount]:
+    return (Volume(name=name, projected=SOURCE),
+            VolumeMount(name=name, read_only=True, mount_path=MOUNT_PATH))
 
 
 def plain_api_access_mount(volumes: list[Volume]) -> VolumeMount | None:
