@@ -167,8 +167,8 @@ class MutatingPolicyPlugin:
         dirty = False
         for invocation in invocations:
             policy, key = invocation.policy, invocation.key
-            data = request_variables(self._server, request, attrs)
-            data["object"], data["params"] = current, cel_object(invocation.param)
+            data = request_variables(self._server, request, attrs, current)
+            data["params"] = cel_object(invocation.param)
             failed = compose_variables(policy, data)
             matched = match_conditions(policy, data, failed)
             if isinstance(matched, str):

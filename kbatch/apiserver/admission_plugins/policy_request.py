@@ -108,10 +108,12 @@ def namespace_labels(server: APIServer, attrs: Attributes) -> dict[str, str] | N
     return dict(ns.metadata.labels or {}) if ns is not None else None
 
 
-def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attributes) -> dict[str, Any]:
+def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attributes,
+                      current: Any = None) -> dict[str, Any]:
     """``object``, ``oldObject``, ``request``, ``namespaceObject`` (``cel.CreateAdmissionRequest``,
     ``cel.CreateNamespaceObject``), ``authorizer`` and ``authorizer.requestResource``
-    (``cel.OptionalVariableBindings``; their checks go to the checker the plugin installs)."""
+    (``cel.OptionalVariableBindings``; their checks go to the checker the plugin installs).
+    ``current``: the object's view already built (a mutating policy's, patched so far)."""
     info = type(request.obj).api_info
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
     resource = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
@@ -120,7 +122,8 @@ def request_variables(server: APIServer, request: AdmissionRequest, attrs: Attri
     if ns is not None:
         ns["metadata"].pop("managedFields", None)
     return {
-        "object": None if request.operation == "DELETE" else cel_object(request.obj),  # null on DELETE
+        "object": None if request.operation == "DELETE"  # null on DELETE
+        else current if current is not None else cel_object(request.obj),
         "oldObject": cel_object(request.old),
         "request": {
             "kind": kind,
