@@ -11,7 +11,7 @@ the create-time warning of :mod:`kbatch.sim.unmodelled`).
 
 The subset: ``import`` of ``os``, ``sys``, ``time``; assignments to names; ``if``/``elif``/``else``,
 ``pass``, ``for NAME in range(…)`` (or a list, tuple or string); ``print(…, sep=, end=, file=,
-flush=)``, ``sys.exit([CODE])``, ``time.sleep(N)``; expressions of constants, names, lists and
+flush=)``, ``sys.exit([CODE])``, ``time.sleep`` of N seconds; expressions of constants, names, lists and
 tuples, arithmetic, comparisons, ``and``/``or``/``not``, indexing, f-strings, the builtins ``int``,
 ``str``, ``float``, ``bool``, ``len``, ``abs``, ``min``, ``max``, ``range``, and ``os.environ[K]``,
 ``os.environ.get(K[, D])``, ``os.getenv(K[, D])``. Values are Python's, so is an error's message: a
