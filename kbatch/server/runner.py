@@ -143,7 +143,16 @@ class _Server:
 
         class Server(uvicorn.Server):
             def handle_exit(self, sig: int, frame: Any) -> None:
-                app.begin_shutdown()
+                # A signal handler runs between any two bytecodes of the loop's thread: ending the
+                # streams there could fall between a stream's "closing?" check and its wait, whose
+                # waker it would then clear, so the stream slept past uvicorn's graceful timeout and
+                # was cancelled without its last chunk. The loop runs it between callbacks instead.
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:  # before the loop runs (or after): nothing is streaming
+                    app.begin_shutdown()
+                else:
+                    loop.call_soon_threadsafe(app.begin_shutdown)
                 super().handle_exit(sig, frame)
 
         return Server(config)
