@@ -48,9 +48,8 @@ def drop_disabled_pod_fields(spec: PodSpec, old: PodSpec | None, gates: FeatureG
 
 def pod_fields_to_drop(spec: PodSpec) -> bool:
     """May :func:`drop_disabled_pod_fields` drop anything (a cheap check for the pod hot path)?"""
-    return spec.scheduling_group is not None or any(
-        getattr(c, "lifecycle", None) is not None for c in _all_containers(spec)) or any(
-        c.restart_policy is not None or c.restart_policy_rules is not None for c in spec.containers or ())
+    return spec.scheduling_group is not None or _restart_rules_in_use(spec) or any(
+        getattr(c, "lifecycle", None) is not None for c in _all_containers(spec))
 
 
 def _all_containers(spec: PodSpec) -> list[Any]:

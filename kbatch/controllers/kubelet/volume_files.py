@@ -57,9 +57,7 @@ def files_factory(pod: Any, container: Any, lookup: Lookup | None, env_of: EnvOf
         shared = _shared_trees(pod)
         inits = list(pod.spec.init_containers or ())
         before = inits[:next((i for i, c in enumerate(inits) if c.name == container.name), len(inits))]
-        writes = any(m.name in shared for m in container.volume_mounts or ())
-        own = [container] * earlier_runs if writes else []
-        for earlier in [*before, *own]:
+        for earlier in [*before, *[container] * earlier_runs]:
             if any(m.name in shared for m in earlier.volume_mounts or ()):
                 argv = [*(earlier.command or ()), *(earlier.args or ())]
                 env = env_of(earlier)
