@@ -19,11 +19,17 @@ if TYPE_CHECKING:
     from kbatch.api.core_v1 import PodSpec
     from kbatch.api.features import FeatureGates
 
-__all__ = ["CONTAINER_RESTART_RULES", "CONTAINER_STOP_SIGNALS", "drop_disabled_job_fields",
+__all__ = ["CONTAINER_RESTART_RULES", "CONTAINER_STOP_SIGNALS", "MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS",
+           "MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS", "drop_disabled_job_fields",
            "drop_disabled_pod_fields", "gate_on", "pod_fields_to_drop"]
 
 CONTAINER_STOP_SIGNALS = "ContainerStopSignals"
 CONTAINER_RESTART_RULES = "ContainerRestartRules"
+# KEP-5440 (beta, on since 1.36): a suspended Job's template may change its containers' resources
+# (kube-apiserver) and, once started and suspended, its scheduling directives (kube-apiserver and the
+# Job controller, which clears ``status.startTime`` while the Job is suspended)
+MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS = "MutablePodResourcesForSuspendedJobs"
+MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS = "MutableSchedulingDirectivesForSuspendedJobs"
 
 
 def gate_on(gates: FeatureGates | None, name: str) -> bool:

@@ -2,14 +2,18 @@
 
 Job deletes orphan their pods unless told otherwise (upstream ``pkg/registry/batch/job/strategy.go``
 ``DefaultGarbageCollectionPolicy``, kept "for backwards compatibility"). The Job features kbatch
-implements are GA and locked on at 1.37; their gates are declared so that turning one off is refused
-as upstream refuses it.
+implements are GA and locked on at 1.37 (their gates are declared so that turning one off is refused
+as upstream refuses it), except KEP-5440's two beta gates, which can be turned off.
 """
 
 from __future__ import annotations
 
 from kbatch.api.batch_v1 import CronJob, Job
 from kbatch.api.features import FeatureSpec, Stage
+from kbatch.api.gates import (
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
+)
 from kbatch.api.strategies.batch import CronJobStrategy, JobStrategy
 from kbatch.families.batch import describe, printers
 from kbatch.families.family import ControllerSpec, Family, JobIntegration, KindEntry, kcm_account
@@ -41,6 +45,11 @@ BATCH = Family(
         FeatureSpec("JobManagedBy", True, Stage.GA, locked=True, source=_GATES + "JobManagedBy.md"),
         FeatureSpec("JobPodReplacementPolicy", True, Stage.GA, locked=True,
                     source=_GATES + "JobPodReplacementPolicy.md"),
+        # KEP-5440: alpha in 1.35, beta and on since 1.36 (kubernetes#135965)
+        FeatureSpec(MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS, True, Stage.BETA,
+                    source=_GATES + "MutablePodResourcesForSuspendedJobs.md"),
+        FeatureSpec(MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS, True, Stage.BETA,
+                    source=_GATES + "MutableSchedulingDirectivesForSuspendedJobs.md"),
     ),
     job_integrations=(
         JobIntegration("batch/job", Job, "kbatch.families.batch.integration:BatchJob"),

@@ -182,7 +182,7 @@ class JobStrategy(GateBound, DefaultStrategy):
         return validate_job(obj, job_validation_options(obj))
 
     def validate_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job_update(new, old)
+        return validate_job_update(new, old, self.gates)
 
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job_status_update(new, old)

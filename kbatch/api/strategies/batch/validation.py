@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_indexes import IndexesError, count_indexes, parse_indexes
@@ -30,6 +30,11 @@ from kbatch.api.batch_v1 import (
 )
 from kbatch.api.core_v1 import PodTemplateSpec
 from kbatch.api.errors import BadRequest, FieldError, FieldErrorType
+from kbatch.api.gates import (
+    MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
+    MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
+    gate_on,
+)
 from kbatch.api.go_quote import go_quote_list
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.selectors import selector_from_model
@@ -44,10 +49,14 @@ from kbatch.api.validation import (
     validate_label_selector,
 )
 
+if TYPE_CHECKING:
+    from kbatch.api.features import FeatureGates
+
 __all__ = [
     "Errors",
     "JobValidationOptions",
     "job_validation_options",
+    "suspended_for_template_changes",
     "validate_job",
     "validate_job_spec",
     "validate_job_spec_update",
@@ -161,23 +170,49 @@ class JobValidationOptions:
 
     require_prefixed_labels: bool = True
     allow_mutable_scheduling_directives: bool = False
+    allow_mutable_pod_resources: bool = False
     # the stored Job's pod template on update: its ``PodValidationOptions``
     # (``GetValidationOptionsFromPodTemplate``) relax the rules it already broke
     old_template: PodTemplateSpec | None = None
 
 
-def job_validation_options(new: Job, old: Job | None = None) -> JobValidationOptions:
-    """``validationOptionsForJob``: scheduling directives are mutable only for a Job that is
-    suspended and never started; prefixed labels are required unless an old Job lacked them."""
+def job_validation_options(new: Job, old: Job | None = None,
+                           gates: FeatureGates | None = None) -> JobValidationOptions:
+    """``validationOptionsForJob``: prefixed labels are required unless an old Job lacked them; the
+    template's scheduling directives and container resources are mutable while the stored Job is
+    suspended (:func:`suspended_for_template_changes`)."""
     if old is None:
         return JobValidationOptions()
     old_labels = _template_labels(old.spec) or {}
     return JobValidationOptions(
         require_prefixed_labels=bc.JOB_NAME_LABEL in old_labels and bc.CONTROLLER_UID_LABEL in old_labels,
-        allow_mutable_scheduling_directives=bool(old.spec.suspend)
-        and (old.status is None or old.status.start_time is None),
+        allow_mutable_scheduling_directives=suspended_for_template_changes(
+            old, safely=gate_on(gates, MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS)),
+        allow_mutable_pod_resources=gate_on(gates, MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS)
+        and suspended_for_template_changes(old, safely=True),
         old_template=old.spec.template,
     )
+
+
+def suspended_for_template_changes(old: Job, *, safely: bool) -> bool:
+    """Whether the stored Job lets its template's scheduling directives (and, KEP-5440, its
+    containers' resources) change.
+
+    Before KEP-5440 (gates off): suspended and never started (no ``status.startTime``). With
+    ``MutableSchedulingDirectivesForSuspendedJobs`` / ``MutablePodResourcesForSuspendedJobs`` (beta,
+    on since 1.36): suspended with no active pod, and either never started or already marked
+    ``Suspended=True`` by the Job controller, so no pod of the old template still runs (KEP-5440
+    "Resuming on running workloads"; the never-started case is kubernetes#139287, the fix of the
+    1.36 regression kubernetes#139281 that refused a new suspended Job before its condition)."""
+    if not old.spec.suspend:
+        return False
+    status = old.status
+    never_started = status is None or status.start_time is None
+    if not safely:
+        return never_started
+    if status is not None and (status.active or 0) > 0:
+        return False
+    return never_started or (status is not None and status.is_true(bc.JOB_SUSPENDED))
 
 
 def _validate_counts(spec: JobSpec, path: str) -> Errors:
@@ -599,12 +634,34 @@ def _relax_scheduling_directives(new: dict[str, Any], old: dict[str, Any]) -> di
     return relaxed
 
 
+def _relax_container_resources(new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the old template whose containers' and init containers' ``resources`` (requests,
+    limits, claims) are the new one's, container by container (KEP-5440); the pod's
+    ``resourceClaims`` and everything else stay as they were."""
+    spec, new_spec = dict(old.get("spec") or {}), new.get("spec") or {}
+    for key in ("containers", "initContainers"):
+        olds, news = spec.get(key), new_spec.get(key) or []
+        if not olds:
+            continue
+        relaxed = []
+        for i, container in enumerate(olds):
+            copy = {k: v for k, v in container.items() if k != "resources"}
+            source = news[i] if i < len(news) else container
+            if "resources" in source:
+                copy["resources"] = source["resources"]
+            relaxed.append(copy)
+        spec[key] = relaxed
+    return {**old, "spec": spec}
+
+
 def _validate_template_update(new: JobSpec, old: JobSpec, opts: JobValidationOptions) -> Errors:
-    """The template is immutable, except the scheduling directives of a suspended, never started
-    Job (``validatePodTemplateUpdate``)."""
+    """The template is immutable, except, while the Job is suspended, its scheduling directives
+    and (KEP-5440) its containers' resources (``validatePodTemplateUpdate``)."""
     new_t, old_t = new.template.to_dict(), old.template.to_dict()
     if opts.allow_mutable_scheduling_directives:
         old_t = _relax_scheduling_directives(new_t, old_t)
+    if opts.allow_mutable_pod_resources:
+        old_t = _relax_container_resources(new_t, old_t)
     if _prune(new_t) == _prune(old_t):
         return []
     return [FieldError.invalid("spec.template", new_t, "field is immutable")]
@@ -644,9 +701,9 @@ def _dedupe(errs: Errors) -> Errors:
     return [e for e in errs if not (str(e) in seen or seen.add(str(e)))]  # type: ignore[func-returns-value]
 
 
-def validate_job_update(new: Job, old: Job) -> Errors:
+def validate_job_update(new: Job, old: Job, gates: FeatureGates | None = None) -> Errors:
     """The strategy's ``ValidateUpdate``: ``ValidateJob`` plus ``ValidateJobUpdate``."""
-    opts = job_validation_options(new, old)
+    opts = job_validation_options(new, old, gates)
     errs = validate_job(new, opts) + validate_job_spec_update(new.spec, old.spec, opts)
     if new.spec.scheduling is not None or old.spec.scheduling is not None:
         errs += validate_job_scheduling_update(new.spec, old.spec)
