@@ -36,6 +36,9 @@ class SyncConfig:
     max_uncounted_pods: int = 500  # MaxUncountedPods
     backoff_base: float = 10.0  # DefaultJobPodFailureBackOff
     backoff_cap: float = 600.0  # MaxJobPodFailureBackOff
+    # MutableSchedulingDirectivesForSuspendedJobs (KEP-5440, beta, on since 1.36): a suspended
+    # Job's ``status.startTime`` is cleared, so the deadline clock restarts on resume
+    clear_start_time_when_suspended: bool = True
 
 
 @dataclass(slots=True)

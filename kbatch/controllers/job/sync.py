@@ -53,6 +53,10 @@ def _suspend_condition(ctx: SyncContext, status: JobStatusInfo) -> tuple[JobStat
     if ctx.job.suspend:
         conds, changed = ensure_condition(status.conditions, "Suspended", "True", "JobSuspended",
                                           "Job suspended", now)
+        if ctx.config.clear_start_time_when_suspended:
+            # KEP-5440 ("Related changes"; the Job page's "Suspending a Job"): the deadline clock is
+            # stopped and reset, and the template may change while the Job is suspended
+            status = replace(status, start_time=None)
         if changed:
             return replace(status, conditions=conds), [Event("Normal", "Suspended", "Job suspended")]
         return status, []

@@ -14,10 +14,12 @@ its remaining tracked pods there too (``cleanupPodFinalizers``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.core_v1 import Pod
+from kbatch.api.gates import MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS, gate_on
 from kbatch.api.selectors import selector_from_model
 from kbatch.controllers.job.context import SyncConfig
 from kbatch.controllers.job.controller import SYNC_BATCH_PERIOD, JobReconciler
@@ -220,6 +222,8 @@ def setup(ctx: ControllerContext) -> Controller:
     :class:`SyncConfig` fields."""
     known = set(SyncConfig.__dataclass_fields__)
     config = SyncConfig(**{k: v for k, v in ctx.options.items() if k in known})
+    if not gate_on(ctx.features, MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS):
+        config = replace(config, clear_start_time_when_suspended=False)
     metrics = JobMetrics(ctx.metrics)
     reconciler = JobReconciler(ctx, config, metrics)
     controller = ctx.build().describe("runs a Job's pods to completion (batch/v1 Job)").complete(reconciler)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kbatch.controllers.job import SuccessPolicyRule
+from kbatch.controllers.job import SuccessPolicyRule, SyncConfig
 
 from .builders import make_job
 from .world import T0, World
@@ -42,6 +42,32 @@ def test_suspend_deletes_pods_uncounted_and_resume_resets_start_time():
     assert (cond.status, cond.reason, cond.message) == ("False", "JobResumed", "Job resumed")
     assert w.job.status.start_time == w.now and "Resumed" in w.reasons()
     assert w.job.status.active == 2
+
+
+def test_suspending_a_started_job_clears_its_start_time():
+    """KEP-5440 (``MutableSchedulingDirectivesForSuspendedJobs``, beta, on since 1.36): the Job
+    controller clears ``status.startTime`` in the sync that marks the Job suspended, so the API server
+    lets the suspended Job's template change and the deadline clock starts again on resume."""
+    w = World(make_job(parallelism=2, completions=2))
+    w.sync()
+    assert w.job.status.start_time == T0
+    w.advance(30)
+    w.job = replace(w.job, suspend=True)
+    w.sync()
+    assert w.cond("Suspended").status == "True" and w.job.status.start_time is None
+    w.advance(30)
+    w.job = replace(w.job, suspend=False)
+    w.sync()
+    assert w.job.status.start_time == w.now
+
+
+def test_with_the_gate_off_a_suspended_job_keeps_its_start_time():
+    w = World(make_job(parallelism=2, completions=2), SyncConfig(clear_start_time_when_suspended=False))
+    w.sync()
+    w.advance(30)
+    w.job = replace(w.job, suspend=True)
+    w.sync()
+    assert w.cond("Suspended").status == "True" and w.job.status.start_time == T0
 
 
 def test_never_suspended_job_has_no_suspended_condition():

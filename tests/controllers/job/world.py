@@ -16,6 +16,7 @@ from kbatch.controllers.job import (
     JobInfo,
     PodConditionInfo,
     PodInfo,
+    SyncConfig,
     complete_sync,
     sync_job,
 )
@@ -24,8 +25,9 @@ T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 class World:
-    def __init__(self, job: JobInfo) -> None:
+    def __init__(self, job: JobInfo, config: SyncConfig | None = None) -> None:
         self.job = job
+        self.config = config
         self.pods: dict[str, PodInfo] = {}
         self.now = T0
         self.backoff: BackoffRecord | None = None
@@ -39,7 +41,7 @@ class World:
         self.now += timedelta(seconds=seconds)
 
     def sync(self) -> None:
-        plan = sync_job(self.job, list(self.pods.values()), self.now, self.backoff)
+        plan = sync_job(self.job, list(self.pods.values()), self.now, self.backoff, self.config)
         self.events += plan.events
         self.requeue_after = plan.requeue_after
         for create in plan.creates:
