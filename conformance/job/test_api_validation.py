@@ -343,3 +343,27 @@ def test_success_policy_immutable(target: Target) -> None:
 def test_active_deadline_seconds_not_negative(target: Target) -> None:
     expect_invalid(target, _job("v-ads", suspend=True, activeDeadlineSeconds=-1),
                    "spec.activeDeadlineSeconds", "FieldValueInvalid", "must be greater than or equal to 0")
+
+
+def _resources(cpu: str) -> Obj:
+    """A merge patch (which replaces the container list) giving the container a CPU request."""
+    container = {**CONTAINERS[0], "resources": {"requests": {"cpu": cpu}}}
+    return {"spec": {"template": {"spec": {"containers": [container]}}}}
+
+
+@pytest.mark.semantic("validation: a suspended Job's container resources may change (beta, on since 1.36)",
+                      source=f"{VALIDATION} validatePodTemplateUpdate; KEP-5440 "
+                             "(MutablePodResourcesForSuspendedJobs)")
+def test_suspended_job_resources_mutable(target: Target) -> None:
+    target.apply(_job("v-resize", suspend=True))
+    target.patch("Job", "v-resize", _resources("250m"))
+    stored = (target.get("Job", "v-resize") or {})["spec"]["template"]["spec"]["containers"][0]
+    assert stored["resources"]["requests"] == {"cpu": "250m"}
+
+
+@pytest.mark.semantic("validation: an unsuspended Job's pod template is immutable, resources included",
+                      source=f"{VALIDATION} validatePodTemplateUpdate (ValidateImmutableField); KEP-5440")
+def test_unsuspended_job_template_immutable(target: Target) -> None:
+    # managed by another controller, so no controller runs pods for it meanwhile
+    expect_invalid_update(target, _job("v-no-resize", managedBy="example.com/foo"), _resources("250m"),
+                          "spec.template", "FieldValueInvalid", "field is immutable")
