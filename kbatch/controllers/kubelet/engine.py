@@ -658,7 +658,8 @@ def _rerun_all(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> Non
     for proc in [*run.init, *run.app]:
         if not proc.ran:
             continue
-        proc.last = (proc.exit_code or 0, proc.reason, proc.started_at, proc.finished_at, proc.message)
+        if proc.state == TERMINATED:  # one waiting in back-off keeps the last run it has
+            proc.last = (proc.exit_code or 0, proc.reason, proc.started_at, proc.finished_at, proc.message)
         proc.state, proc.reason, proc.message = WAITING, "PodInitializing", ""
         proc.ran, proc.rerun, proc.exit_code = False, True, None
         proc.started_at = proc.finished_at = None

@@ -86,3 +86,17 @@ def test_a_pod_without_the_action_has_no_condition_and_an_init_container_its_own
     advance(retried, 1.0, plan)
     advance(retried, 10.0, plan)
     assert retried.phase == "Succeeded" and retried.init[0].restart_count == 1
+
+
+def test_a_container_waiting_in_back_off_keeps_its_last_run_across_the_restart() -> None:
+    crashing = Proc("crash", APP, own_restart=OwnRestart("Always"))
+    run = PodRun("default", "p", "uid", "Never", 0.0, 0.0, (),
+                 [Proc("main", APP, own_restart=_ALL_ON_42), crashing])
+    run.restart_all = True
+    plan = _plan({"main": [ContainerRun(30, 42), ContainerRun(100, 0)], "crash": [ContainerRun(1, 7)]})
+    while advance(run, 11.0, plan):  # crash exits 7 at 1 and 2, then waits in back-off until 12
+        pass
+    assert crashing.state == "waiting" and crashing.reason == "CrashLoopBackOff"
+    while advance(run, 30.0, plan):  # ... and again until 51 when main's 42 restarts them all at 30
+        pass
+    assert crashing.state == "running" and crashing.last is not None and crashing.last[:2] == (7, "Error")
