@@ -136,3 +136,32 @@ def test_a_job_template_is_refused_as_a_pod_while_the_gate_is_off() -> None:
     assert ("spec.template.spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are "
             "not allowed for init containers with restart policy Always") in str(raised.value)
     ControlPlane(seed=0, controllers="").apply(_JOB)  # the gate on: accepted
+
+
+def _status_pod(main: dict[str, object], init: dict[str, object], ended: int) -> tuple[Pod, Pod]:
+    spec = {"restartPolicy": "Never", "initContainers": [{"name": "init", "image": "x", **init}],
+            "containers": [{"name": "main", "image": "x", **main}]}
+    done = {"state": {"terminated": {"exitCode": ended}}}
+    old = Pod.from_dict({"metadata": {"name": "p", "namespace": "default"}, "spec": spec, "status": {
+        "phase": "Running", "initContainerStatuses": [{"name": "init", **done}],
+        "containerStatuses": [{"name": "main", **done}]}})
+    new = old.clone()
+    running = {"state": {"running": {}}}
+    new.status = Pod.from_dict({"status": {
+        "phase": "Running", "initContainerStatuses": [{"name": "init", **running}],
+        "containerStatuses": [{"name": "main", **running}]}}).status
+    return new, old
+
+
+def test_every_container_of_a_pod_that_may_restart_them_all_may_leave_terminated() -> None:
+    """``ValidateContainerStateTransition``: ``AllContainersCouldRestart`` lifts the check for all of
+    them; an init container its own policy restarts may leave too (``ContainerShouldRestart``)."""
+    from kbatch.api.strategies.core import PodStrategy
+
+    rules = {"restartPolicy": "Never", "restartPolicyRules": [
+        {"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [42]}}]}
+    assert PodStrategy().validate_status_update(*_status_pod(rules, {}, 0)) == []
+    own = _status_pod({}, {"restartPolicy": "OnFailure"}, 3)
+    errs = [str(e) for e in PodStrategy().validate_status_update(*own)]
+    assert errs == ["status.containerStatuses[0].state: Forbidden: may not be transitioned to "
+                    "non-terminated state"]
