@@ -20,11 +20,13 @@ if TYPE_CHECKING:
     from kbatch.api.features import FeatureGates
 
 __all__ = ["CONTAINER_RESTART_RULES", "CONTAINER_STOP_SIGNALS", "MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS",
-           "MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS", "drop_disabled_job_fields",
-           "drop_disabled_pod_fields", "gate_on", "pod_fields_to_drop"]
+           "MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS", "RESTART_ALL_CONTAINERS",
+           "drop_disabled_job_fields", "drop_disabled_pod_fields", "gate_on", "pod_fields_to_drop",
+           "restart_all_allowed"]
 
 CONTAINER_STOP_SIGNALS = "ContainerStopSignals"
 CONTAINER_RESTART_RULES = "ContainerRestartRules"
+RESTART_ALL_CONTAINERS = "RestartAllContainersOnContainerExits"
 # KEP-5440 (beta, on since 1.36): a suspended Job's template may change its containers' resources
 # (kube-apiserver) and, once started and suspended, its scheduling directives (kube-apiserver and the
 # Job controller, which clears ``status.startTime`` while the Job is suspended)
@@ -69,18 +71,35 @@ def _stop_signals_in_use(spec: PodSpec) -> bool:
 
 
 def _restart_rules_in_use(spec: PodSpec) -> bool:
-    """A regular container with its own policy or rules (upstream ``containerRestartRulesInUse``,
-    kbatch's reading; a sidecar's ``restartPolicy: Always`` belongs to SidecarContainers)."""
-    return any(c.restart_policy is not None or c.restart_policy_rules is not None
-               for c in spec.containers or ())
+    """Upstream ``containerRestartRulesInUse``: an init container with a policy other than a
+    sidecar's ``Always`` or with rules, a regular container with a policy or rules."""
+    return any((c.restart_policy is not None and c.restart_policy != "Always") or bool(c.restart_policy_rules)
+               for c in spec.init_containers or ()) or any(
+        c.restart_policy is not None or c.restart_policy_rules is not None for c in spec.containers or ())
 
 
 def _drop_container_restart_rules(spec: PodSpec) -> None:
-    """Upstream ``dropContainerRestartRules`` for the containers kbatch accepts them on: the regular
-    ones (init containers keep ``restartPolicy: Always``, the only policy kbatch lets them have)."""
+    """Upstream ``dropContainerRestartRules``: init containers lose a policy other than ``Always``
+    and every rule, regular containers both (ephemeral ones cannot have them: validation)."""
+    for init in spec.init_containers or ():
+        if init.restart_policy is not None and init.restart_policy != "Always":
+            init.restart_policy = None
+        init.restart_policy_rules = None
     for container in spec.containers or ():
         container.restart_policy = None
         container.restart_policy_rules = None
+
+
+def restart_all_allowed(gates: FeatureGates | None, old: PodSpec | None) -> bool:
+    """``AllowRestartAllContainers`` (``pkg/api/pod/util.go``): the gate is on, or the old spec
+    already uses the action or rules on a sidecar (``restartAllContainersActionInUse``)."""
+    if gate_on(gates, RESTART_ALL_CONTAINERS):
+        return True
+    if old is None:
+        return False
+    return any(r.action == "RestartAllContainers" for c in [*(old.init_containers or ()), *old.containers]
+               for r in c.restart_policy_rules or ()) or any(
+        c.restart_policy == "Always" and bool(c.restart_policy_rules) for c in old.init_containers or ())
 
 
 def _drop_stop_signal(container: Any) -> None:

@@ -252,8 +252,7 @@ def test_sidecar_init_containers() -> None:
             "containers": [{"name": "c", "image": "x"}],
         }
     )
-    assert errors(p) == [
-        'spec.initContainers[1].restartPolicy: Unsupported value: "Never": supported values: "Always"',
+    assert errors(p) == [  # an init container's own Never is valid since ContainerRestartRules (KEP-5307)
         "spec.initContainers[1].livenessProbe: Forbidden: may not be set for init containers without "
         "restartPolicy=Always",
     ]

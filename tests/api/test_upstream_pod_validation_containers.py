@@ -241,15 +241,20 @@ INIT_ERRORS: list[tuple[str, list[dict[str, Any]], list[tuple[str, str]]]] = [
      [(f"{I0}.startupProbe", FORBIDDEN)]),
     ("Disallowed field with other errors should only return a single Forbidden",
      [ctr("debug", startupProbe=LONG_PROBE)], [(f"{I0}.startupProbe", FORBIDDEN)]),
-    ("Not supported RestartPolicy: OnFailure", [ctr("init", restartPolicy="OnFailure")],
-     [(f"{I0}.restartPolicy", NOT_SUPPORTED)]),
-    ("Not supported RestartPolicy: Never", [ctr("init", restartPolicy="Never")],
-     [(f"{I0}.restartPolicy", NOT_SUPPORTED)]),
+    # upstream's "Not supported RestartPolicy: OnFailure/Never" cases run with zero options
+    # (AllowContainerRestartPolicyRules off); with ContainerRestartRules on, as at 1.37, an init
+    # container's own Never/OnFailure is valid (KEP-5307; test_init_container_own_policies_are_valid)
     ("Not supported RestartPolicy: invalid", [ctr("init", restartPolicy="invalid")],
      [(f"{I0}.restartPolicy", NOT_SUPPORTED)]),
     ("Not supported RestartPolicy: empty", [ctr("init", restartPolicy="")],
      [(f"{I0}.restartPolicy", NOT_SUPPORTED)]),
 ]
+
+
+@pytest.mark.parametrize("policy", ["OnFailure", "Never"])
+def test_init_container_own_policies_are_valid(policy: str) -> None:
+    init = ctr("init", restartPolicy=policy)
+    created(pod({"restartPolicy": "Never", "containers": [APP], "initContainers": [init]}))
 
 
 @pytest.mark.parametrize(("containers", "expected"), [(c, e) for _, c, e in INIT_ERRORS],

@@ -50,7 +50,8 @@ _VALUE_FROM = st.one_of(
 _ENV = st.fixed_dictionaries(
     {"name": st.sampled_from(["A", "", "B=C", "JOB_COMPLETION_INDEX", "caf\u00e9", "tab\t", "sp ace"])},
     optional={"value": st.sampled_from(["", "x"]), "valueFrom": _VALUE_FROM})
-_RESTART_RULE = st.fixed_dictionaries({"action": st.sampled_from(["Restart", "x"])}, optional={
+_ACTIONS = st.sampled_from(["Restart", "RestartAllContainers", "x"])
+_RESTART_RULE = st.fixed_dictionaries({"action": _ACTIONS}, optional={
     "exitCodes": st.fixed_dictionaries({"operator": st.sampled_from(["In", "NotIn", ""])},
                                        optional={"values": st.just([42])})})
 _CONTAINER = st.fixed_dictionaries(

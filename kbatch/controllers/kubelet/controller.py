@@ -43,7 +43,7 @@ from datetime import timedelta
 from typing import Any
 
 from kbatch.api.base import format_time, parse_time
-from kbatch.api.container_restart import own_restart
+from kbatch.api.container_restart import may_restart_all, own_restart
 from kbatch.api.errors import NotFound
 from kbatch.api.gates import gate_on
 from kbatch.api.node_v1 import RuntimeClass
@@ -116,7 +116,8 @@ def _has_probe(c: Any) -> bool:
 
 def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
     spec = pod.spec
-    inits = [Proc(c.name, SIDECAR if c.restart_policy == "Always" else INIT, c.image or "")
+    inits = [Proc(c.name, SIDECAR if c.restart_policy == "Always" else INIT, c.image or "",
+                  own_restart=own_restart(c))
              for c in spec.init_containers] if spec.init_containers else ()  # () is shared: no list per pod
     waiting = "PodInitializing" if inits else "ContainerCreating"
     apps = [Proc(c.name, APP, c.image or "", reason=waiting, own_restart=own_restart(c))
@@ -130,6 +131,8 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
         run.grace = float(spec.termination_grace_period_seconds)
     if spec.readiness_gates:
         run.gates = tuple(g.condition_type for g in spec.readiness_gates)
+    if any(c.restart_policy_rules for c in [*(spec.init_containers or ()), *spec.containers]):
+        run.restart_all = may_restart_all([*(spec.init_containers or ()), *spec.containers])
     return run
 
 

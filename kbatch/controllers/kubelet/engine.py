@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kbatch.api.container_restart import OwnRestart, container_should_restart
+from kbatch.api.container_restart import OwnRestart, container_should_restart, restarts_all_containers
 from kbatch.controllers.kubelet.backoff import (
     backoff_event_message,
     backoff_message,
@@ -176,7 +176,8 @@ class Proc:
     ready_ok: bool = True  # started and readiness Success (or no readiness probe): ``ready``
     held: tuple[float, float, ContainerRun, int] | None = None  # started, its start returns then (its
     # postStart hook): (start, return, run, restart count); the status shows the state before it
-    own_restart: OwnRestart | None = None  # a regular container's own policy (None: the pod's decides)
+    own_restart: OwnRestart | None = None  # the container's own policy (None: the pod's decides)
+    rerun: bool = False  # removed by a restart of all containers (KEP-5532): its next start is a restart
 
     def terminate(self, t: float, exit_code: int, reason: str | None = None, message: str = "") -> None:
         self.state, self.exit_code, self.finished_at = TERMINATED, exit_code, t
@@ -222,6 +223,11 @@ class PodRun:
     # starts and given back when the run is forgotten; a hostNetwork pod takes none
     pool: AddressPool | None = None
     slot: int = -1
+    # KEP-5532: some container may restart them all (the AllContainersRestarting condition is
+    # reported); the restart's termination phase (the condition True) and when its startup is due
+    restart_all: bool = False
+    restarting: bool = False
+    restart_all_at: float | None = None
 
     @property
     def terminal(self) -> bool:
@@ -254,6 +260,8 @@ def next_wake(run: PodRun) -> float | None:
             times.extend(p.next_at for p in proc.probes if p.next_at is not None)
     if run.kill_at is not None:
         times.append(run.kill_at)
+    if run.restart_all_at is not None:
+        times.append(run.restart_all_at)
     if run.later:
         times.append(min(event[0] for event in run.later))
     finite = [t for t in times if t != float("inf")]
@@ -297,6 +305,9 @@ def _fire(run: PodRun, t: float, plan: Planner, log: LogSink | None, stop: Stopp
             if not waiting.ran and waiting.state == WAITING and waiting.config_retry_at is None:
                 _start(run, waiting, t, plan, log)
         return False
+    if run.restart_all_at is not None and run.restart_all_at <= t:
+        _rerun_all(run, t, plan, log)
+        return False
     for proc in run.procs():
         if proc.state == RUNNING and proc.ends_at is not None and proc.ends_at <= t:
             return _container_ended(run, proc, t, plan, log, stop, prestop)
@@ -334,6 +345,8 @@ def _start(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogSink | None
     only when the hook has returned (:func:`_hook_returned`; upstream ``startContainer`` blocks the
     pod's sync until then)."""
     count = proc.restart_count if restart is None else restart
+    if proc.rerun:  # its first start since a restart of all containers
+        proc.rerun, count = False, proc.restart_count + 1
     behaviour = plan(proc, count) if proc.kind != EPHEMERAL else \
         _missing_target(run, proc) or plan(proc, count)
     if isinstance(behaviour, ConfigError):  # kuberuntime startContainer: ErrCreateContainerConfig
@@ -555,12 +568,14 @@ def _container_ended(run: PodRun, proc: Proc, t: float, plan: Planner, log: LogS
     the pod finishes when the last has exited; its phase is the app containers' alone."""
     exit_code = proc.exit_code if proc.exit_code is not None else 0
     proc.terminate(t, exit_code, proc.reason or None, proc.message)
+    if _restarts_all(run, proc, exit_code):
+        return _kill_for_restart_all(run, proc, t)
     if _restarts(run, proc, exit_code):
         return _back_off(run, proc, t)
     if proc.kind == INIT:
         if exit_code == 0:
             _start_next_init(run, t, plan, log)
-        elif run.restart_policy == "Never" or run.kill_at is not None:
+        else:  # not restarted: its own policy, the pod's, or the pod is being stopped
             _finish(run, t, "Failed")
         return False
     if not all(p.state == TERMINATED and p.restart_at is None for p in run.app):
@@ -592,13 +607,63 @@ def _back_off(run: PodRun, proc: Proc, t: float) -> bool:
 
 
 def _restarts(run: PodRun, proc: Proc, exit_code: int) -> bool:
+    """Whether ``proc`` alone is restarted after ``exit_code``: a sidecar always; a regular init
+    container after a failure its own policy (KEP-5307) or the pod's restarts; a regular container
+    as :func:`container_should_restart` says."""
     if run.kill_at is not None or run.terminal or proc.kind == EPHEMERAL:  # ephemeral: never restarted
         return False
     if proc.kind == SIDECAR:
         return True
     if proc.kind == INIT:
-        return exit_code != 0 and run.restart_policy != "Never"
+        return exit_code != 0 and container_should_restart(proc.own_restart, run.restart_policy, exit_code)
     return container_should_restart(proc.own_restart, run.restart_policy, exit_code)
+
+
+def _restarts_all(run: PodRun, proc: Proc, exit_code: int) -> bool:
+    """KEP-5532: the first rule of ``proc`` matching ``exit_code`` says ``RestartAllContainers``
+    (upstream ``ShouldAllContainersRestart``: init, sidecar or regular container; not while the pod
+    stops or already restarts)."""
+    return (proc.kind != EPHEMERAL and run.kill_at is None and not run.terminal and not run.restarting
+            and restarts_all_containers(proc.own_restart, exit_code))
+
+
+def _kill_for_restart_all(run: PodRun, trigger: Proc, t: float) -> bool:
+    """The restart's termination phase (KEP-5532 "Restart Phases"; upstream ``SyncPod`` with
+    ``restartAllContainers``): ``AllContainersRestarting`` becomes True and every other running init,
+    sidecar and regular container is killed at once, without preStop hook or grace period (the KEP:
+    "TerminationGracePeriodSeconds is not respected"; the v1.35 blog: no preStop hooks), each with a
+    ``Killing`` event. Ephemeral containers are left alone. The startup phase follows at once the
+    first time; a restart triggered again by the same container waits its back-off (:mod:`.backoff`;
+    kbatch's guard against a loop at one instant). True: the exit is reported first."""
+    run.restarting = True
+    for proc in [*run.init, *run.app]:
+        if proc.held is not None:
+            _unhold(proc)
+        proc.restart_at = proc.config_retry_at = None
+        if proc.state == RUNNING:
+            _event(run, "Normal", "Killing", f"Stopping container {proc.name}", proc)
+            proc.terminate(t, KILLED_EXIT_CODE, "Error")
+    wait, trigger.backoff = restart_step(trigger.backoff, trigger.backoff_moved_at, t)
+    run.restart_all_at = trigger.backoff_moved_at = t + wait
+    return True
+
+
+def _rerun_all(run: PodRun, t: float, plan: Planner, log: LogSink | None) -> None:
+    """The restart's startup phase: the containers are gone from the runtime, their last runs kept as
+    ``lastState``; ``AllContainersRestarting`` becomes False and the pod starts again as at first
+    (init containers in order, sidecars, then the regular containers), in the same sandbox with the
+    same volumes; each container that ran counts one more restart when it starts. The phase stays
+    ``Running``."""
+    run.restarting, run.restart_all_at, run.initialized = False, None, False
+    for proc in [*run.init, *run.app]:
+        if not proc.ran:
+            continue
+        if proc.state == TERMINATED:  # one waiting in back-off keeps the last run it has
+            proc.last = (proc.exit_code or 0, proc.reason, proc.started_at, proc.finished_at, proc.message)
+        proc.state, proc.reason, proc.message = WAITING, "PodInitializing", ""
+        proc.ran, proc.rerun, proc.exit_code = False, True, None
+        proc.started_at = proc.finished_at = None
+    _start_next_init(run, t, plan, log)
 
 
 def _finish(run: PodRun, t: float, phase: str) -> None:
@@ -662,6 +727,7 @@ def request_deletion(run: PodRun, kill_at: float, now: float | None = None, stop
     elif run.kill_at is None or kill_at < (run.deadline if run.deadline is not None else run.kill_at):
         run.deadline = run.kill_at = kill_at
         run.version += 1
+    run.restart_all_at = None  # a restart of all containers in progress does not start them again
     for proc in run.procs():
         proc.config_retry_at = None  # no new containers while terminating
         if proc.restart_at is not None:

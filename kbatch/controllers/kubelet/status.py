@@ -163,7 +163,10 @@ def _kubelet_conditions(run: PodRun, gates: Gates = None) -> dict[str, Wanted]:
         return {"PodReadyToStartContainers": ("False", None, None), "Initialized": init,
                 "Ready": done, "ContainersReady": done}
     sandbox = ("True", None, None) if run.started else ("False", None, None)
-    init = ("True", None, None) if run.initialized or not run.init else _not_initialized(run)
+    # a restart of all containers re-runs the init containers, but a pod once initialized stays so
+    # (KEP-5532 "Existing Pod Conditions"; HasAnyRegularContainerStarted over the kept statuses)
+    again = run.restart_all and any(p.rerun for p in run.app)
+    init = ("True", None, None) if run.initialized or not run.init or again else _not_initialized(run)
     if run.initialized and not unready:
         ready = ("True", None, None)
     else:
@@ -172,6 +175,18 @@ def _kubelet_conditions(run: PodRun, gates: Gates = None) -> dict[str, Wanted]:
     pod_ready = _gated(ready, run.gates, gates or {}) if run.gates and ready[0] == "True" else ready
     return {"PodReadyToStartContainers": sandbox, "Initialized": init,
             "Ready": pod_ready, "ContainersReady": ready}
+
+
+def _restarting(run: PodRun) -> Wanted:
+    """``AllContainersRestarting`` (KEP-5532; upstream ``GenerateAllContainersRestartingCondition``,
+    reported only for a pod some container of which may restart them all,
+    ``AllContainersCouldRestart``): True while the restart's termination phase lasts, False
+    otherwise, with ``PodCompleted``/``PodFailed`` once the pod is terminal."""
+    if run.terminal:
+        return ("False", "PodFailed" if run.phase == "Failed" else "PodCompleted", None)
+    if run.restarting:
+        return ("True", "RestartAllContainersStarted", "container exited with restart policy rule")
+    return ("False", None, None)
 
 
 def _gated(ready: Wanted, types: tuple[str, ...], gates: dict[str, str]) -> Wanted:
@@ -243,6 +258,8 @@ def render_status(run: PodRun, existing: dict[str, Any], fmt: Fmt, now: float,
     status["startTime"] = existing.get("startTime") or bound
     gates = {c.get("type"): c.get("status") for c in conditions} if run.gates else None
     wanted = {**_kubelet_conditions(run, gates), "PodScheduled": _SCHEDULED}
+    if run.restart_all:  # appended after PodScheduled, as generateAPIPodStatus does
+        wanted[RESTARTING] = _restarting(run)
     if not any(c.get("type") == "PodScheduled" for c in conditions):  # bound without the scheduler
         conditions.append({"type": "PodScheduled", "status": "True", "lastTransitionTime": bound})
     status["conditions"] = merge_conditions(conditions, wanted, fmt(now), generation)
@@ -292,15 +309,20 @@ def _condition_patch(type_: str, old: Seen | None, new: Wanted, stamp: str,
     return item if len(item) > 1 else None
 
 
-_ORDER = (*KUBELET_CONDITIONS, "PodScheduled")  # mergePodStatus: other writers' first, then these
-_ORDER_ITEMS = [{"type": t} for t in _ORDER]
+RESTARTING = "AllContainersRestarting"  # KEP-5532, only on a pod that may restart all its containers
+_ORDER = (*KUBELET_CONDITIONS, "PodScheduled", RESTARTING)  # mergePodStatus: others' first, then these
+_ORDER_ITEMS = [{"type": t} for t in _ORDER[:-1]]
 _KUBELET_OWNED = frozenset(_ORDER)
 
 
-def _order_of(conditions: dict[str, Seen]) -> list[dict[str, Any]]:
-    """``$setElementOrder/conditions``: the order of the whole list after the patch."""
+def _order_of(conditions: dict[str, Seen],
+              sent: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+    """``$setElementOrder/conditions``: the order of the whole list after the patch (the
+    ``AllContainersRestarting`` condition only on a pod that has it)."""
     others = [{"type": t} for t in conditions if t not in _KUBELET_OWNED]
-    return [*others, *_ORDER_ITEMS] if others else list(_ORDER_ITEMS)
+    ours = [*_ORDER_ITEMS, {"type": RESTARTING}] if RESTARTING in conditions or RESTARTING in sent \
+        else _ORDER_ITEMS
+    return [*others, *ours] if others else list(ours)
 
 
 def _condition_order(conditions: dict[str, Seen], items: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
@@ -316,16 +338,16 @@ def _condition_order(conditions: dict[str, Seen], items: list[dict[str, Any]]) -
     on almost every write (the merge's ordering pass cost ~9% of a cluster run's function calls)."""
     current = list(conditions)
     others = [t for t in current if t not in _KUBELET_OWNED]
-    if current != [*others, *(t for t in _ORDER if t in conditions)]:
-        return _order_of(conditions)
     sent = {item["type"] for item in items}
+    if current != [*others, *(t for t in _ORDER if t in conditions)]:
+        return _order_of(conditions, sent)
     new = [t for t in sent if t not in conditions]
     if not new:
         return None
     last_new = max(_ORDER.index(t) for t in new)
     left_out = [t for t in current if t not in sent]
     if any(t not in _KUBELET_OWNED or _ORDER.index(t) < last_new for t in left_out):
-        return _order_of(conditions)
+        return _order_of(conditions, sent)
     return None
 
 
@@ -358,6 +380,10 @@ def status_patch(
                             stamp if scheduled is not None else fmt(run.bound_at), generation)
     if item is not None:
         items.append(item)
+    if run.restart_all:
+        item = _condition_patch(RESTARTING, conditions.get(RESTARTING), _restarting(run), stamp, generation)
+        if item is not None:
+            items.append(item)
     order = _condition_order(conditions, items)
     if items or order is not None:
         patch["conditions"] = items

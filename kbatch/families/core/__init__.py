@@ -252,12 +252,13 @@ CORE = Family(
                     source=_GATES + "SchedulerPopFromBackoffQ.md"),
         # KEP-4960 lifecycle.stopSignal, read by the simulated kubelet (kbatch.sim.signals)
         FeatureSpec("ContainerStopSignals", False, Stage.ALPHA, source=_GATES + "ContainerStopSignals.md"),
-        # KEP-5307 a regular container's own restartPolicy/restartPolicyRules (kbatch.api.gates,
-        # container_validation, the simulated kubelet's restart decision); kube_features.go: 1.34
-        # alpha off, 1.35 beta on
+        # KEP-5307 a container's own restartPolicy/restartPolicyRules, regular and init containers
+        # (kbatch.api.gates, container_validation, the simulated kubelet's restart decision);
+        # kube_features.go: 1.34 alpha off, 1.35 beta on; no GA found for 1.37
         FeatureSpec("ContainerRestartRules", True, Stage.BETA, source=_GATES + "ContainerRestartRules.md"),
-        # KEP-5532 the RestartAllContainers action: declared only (1.35 alpha, 1.36 beta on by default,
-        # kubernetes/kubernetes#136681); kbatch does not accept the action yet (docs/simulation.md)
+        # KEP-5532 the RestartAllContainers action (1.35 alpha, 1.36 beta on by default,
+        # kubernetes/kubernetes#136681; kep.yaml targets stable 1.37, no GA found): validation
+        # (kbatch.api.gates.restart_all_allowed) and the kubelet's in-place restart (docs/simulation.md)
         FeatureSpec("RestartAllContainersOnContainerExits", True, Stage.BETA,
                     source=_GATES + "RestartAllContainersOnContainerExits.md"),
         # KEP-4412: NodeRestriction limits a node's TokenRequest audiences

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from kbatch.api.container_restart import OwnRestart, container_should_restart
+from kbatch.api.container_restart import OwnRestart, Rule, container_should_restart
 from kbatch.controllers.kubelet.engine import APP, PodRun, Proc, advance
 from kbatch.sim.command import ContainerRun
 
-_ON_42 = OwnRestart("Never", (("In", frozenset({42})),))
+_ON_42 = OwnRestart("Never", (Rule("In", frozenset({42})),))
 
 
 def _run(pod_policy: str, own: OwnRestart | None) -> PodRun:
@@ -29,8 +29,8 @@ def _plan(*runs: ContainerRun):
     (_ON_42, "Never", 42, True),  # the rule matches
     (_ON_42, "Never", 1, False),  # no rule matches: the container's Never
     (_ON_42, "Always", 0, False),  # the container's Never wins over the pod's Always
-    (OwnRestart("Never", (("NotIn", frozenset({0, 1})),)), "Never", 2, True),
-    (OwnRestart("Never", (("NotIn", frozenset({0, 1})),)), "Never", 1, False),
+    (OwnRestart("Never", (Rule("NotIn", frozenset({0, 1})),)), "Never", 2, True),
+    (OwnRestart("Never", (Rule("NotIn", frozenset({0, 1})),)), "Never", 1, False),
     (OwnRestart("OnFailure"), "Never", 3, True),
     (OwnRestart("OnFailure"), "Always", 0, False),
     (OwnRestart("Always"), "Never", 0, True),

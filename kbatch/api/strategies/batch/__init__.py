@@ -21,7 +21,7 @@ from __future__ import annotations
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
 from kbatch.api.errors import FieldError
-from kbatch.api.gates import drop_disabled_job_fields
+from kbatch.api.gates import drop_disabled_job_fields, restart_all_allowed
 from kbatch.api.meta import LabelSelector, ObjectMeta
 from kbatch.api.strategies.batch.cronjob_validation import validate_cronjob, validate_cronjob_update
 from kbatch.api.strategies.batch.status_validation import validate_job_status_update
@@ -179,10 +179,24 @@ class JobStrategy(GateBound, DefaultStrategy):
         drop_disabled_job_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job(obj, job_validation_options(obj))
+        return validate_job(obj, job_validation_options(obj)) + self._restart_all_refusals(obj, None)
 
     def validate_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job_update(new, old, self.gates)
+        return validate_job_update(new, old, self.gates) + self._restart_all_refusals(new, old)
+
+    def _restart_all_refusals(self, job: Job, old: Job | None) -> list[FieldError]:
+        """The template's ``RestartAllContainers`` rules while RestartAllContainersOnContainerExits
+        is off and the stored template does not use them (``GetValidationOptionsFromPodTemplate``'s
+        ``AllowRestartAllContainers``)."""
+        spec = job.spec.template.spec
+        stored = old.spec.template.spec if old is not None else None
+        if spec is None or restart_all_allowed(self.gates, stored):
+            return []
+        try:  # the core family validates pod templates (as _pod_template_errors)
+            from kbatch.api.strategies.core.container_validation import restart_all_refusals
+        except ImportError:
+            return []
+        return restart_all_refusals(spec.init_containers, spec.containers, "spec.template.spec")
 
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job_status_update(new, old)

@@ -46,6 +46,7 @@ from kbatch.api.validation import (
 __all__ = [
     "is_valid_port_name",
     "plain_container_valid",
+    "restart_all_refusals",
     "validate_container_common",
     "validate_containers",
     "validate_containers_only_for_pod",
@@ -331,9 +332,11 @@ def _host_port_conflicts(containers: list[Container], path: str, first: int = 0)
 
 def validate_containers(containers: list[Container], path: str, names: set[str], volumes: set[str],
                         claims: set[str], grace: int | None = None,
-                        pod: tuple[str | None, bool] = (None, True)) -> list[FieldError]:
+                        pod: tuple[str | None, bool] = (None, True),
+                        restart_all: bool = True) -> list[FieldError]:
     """Regular containers; ``names`` collects their names for the init containers' check. Host
-    ports are unique across them (they run together). ``pod``: see :func:`_validate_common`."""
+    ports are unique across them (they run together). ``pod``: see :func:`_validate_common`;
+    ``restart_all``: the ``RestartAllContainers`` action is allowed (``AllowRestartAllContainers``)."""
     if not containers:
         return [FieldError.required(path)]
     errs: list[FieldError] = []
@@ -345,21 +348,23 @@ def validate_containers(containers: list[Container], path: str, names: set[str],
         names.add(c.name)
         errs += validate_lifecycle(c.lifecycle, grace, child(at, "lifecycle"))
         errs += validate_probes(c, grace, at)
-        errs += validate_container_restart_policy(c, at)
+        errs += validate_container_restart_policy(c, at, restart_all)
     return errs + _host_port_conflicts(containers, path)
 
 
 CONTAINER_RESTART_POLICIES = ["Always", "Never", "OnFailure"]
 RESTART_RULE_OPERATORS = ["In", "NotIn"]
+RESTART_RULE_ACTIONS, RESTART_RULE_ACTIONS_ALL = ["Restart"], ["Restart", "RestartAllContainers"]
 MAX_RESTART_RULES, MAX_RULE_EXIT_CODES = 20, 255
 
 
-def validate_container_restart_policy(c: Container, path: str) -> list[FieldError]:
-    """A regular container's own ``restartPolicy`` and ``restartPolicyRules`` (KEP-5307; upstream
+def validate_container_restart_policy(c: Container, path: str, restart_all: bool = True) -> list[FieldError]:
+    """A container's own ``restartPolicy`` and ``restartPolicyRules`` (KEP-5307; upstream
     ``validateContainerRestartPolicy``, reached while the ContainerRestartRules gate is on: with it
     off :func:`kbatch.api.gates.drop_disabled_pod_fields` has removed both already). Rules need the
-    container's own policy; each rule restarts (the only action) on exit codes ``In``/``NotIn`` a
-    list of at most 255 values; at most 20 rules."""
+    container's own policy; each rule's action is ``Restart``, or ``RestartAllContainers`` when
+    ``restart_all`` (KEP-5532, ``AllowRestartAllContainers``), on exit codes ``In``/``NotIn`` a list
+    of at most 255 values; at most 20 rules."""
     errs: list[FieldError] = []
     rules = c.restart_policy_rules or []
     if c.restart_policy is None:
@@ -372,15 +377,16 @@ def validate_container_restart_policy(c: Container, path: str) -> list[FieldErro
     at = child(path, "restartPolicyRules")
     if len(rules) > MAX_RESTART_RULES:
         errs.append(FieldError.too_many(at, len(rules), MAX_RESTART_RULES))
+    actions = RESTART_RULE_ACTIONS_ALL if restart_all else RESTART_RULE_ACTIONS
     for i, rule in enumerate(rules):
-        errs += _restart_rule_errors(rule, index(at, i))
+        errs += _restart_rule_errors(rule, index(at, i), actions)
     return errs
 
 
-def _restart_rule_errors(rule: ContainerRestartRule, path: str) -> list[FieldError]:
+def _restart_rule_errors(rule: ContainerRestartRule, path: str, actions: list[str]) -> list[FieldError]:
     errs: list[FieldError] = []
-    if rule.action != "Restart":
-        errs.append(FieldError.not_supported(child(path, "action"), rule.action, ["Restart"]))
+    if rule.action not in actions:
+        errs.append(FieldError.not_supported(child(path, "action"), rule.action, actions))
     codes = rule.exit_codes
     if codes is None:
         return [*errs, FieldError.required(child(path, "exitCodes"), "must be specified")]
@@ -393,21 +399,63 @@ def _restart_rule_errors(rule: ContainerRestartRule, path: str) -> list[FieldErr
     return errs
 
 
+def _init_restart_policy_errors(c: Container, path: str, restart_all: bool) -> list[FieldError]:
+    """Upstream ``validateInitContainerRestartPolicy`` with the ContainerRestartRules gate on (off,
+    the API server has dropped every policy but a sidecar's ``Always`` and every rule): rules need a
+    policy; a sidecar (``Always``) may have rules only with ``AllowRestartAllContainers`` (KEP-5532);
+    any other policy is a regular init container's own (KEP-5307), validated as a regular
+    container's."""
+    if c.restart_policy is None:
+        return [FieldError.required(child(path, "restartPolicy"),
+                                    "must specify restartPolicy when restart rules are used")
+                ] if c.restart_policy_rules else []
+    if c.restart_policy != "Always" or restart_all:
+        return validate_container_restart_policy(c, path, restart_all)
+    if c.restart_policy_rules:
+        return [FieldError.forbidden(child(path, "restartPolicyRules"),
+                                     "restartPolicyRules are not allowed for init containers with "
+                                     "restart policy Always")]
+    return []
+
+
+def restart_all_refusals(init: list[Container] | None, containers: list[Container] | None,
+                         path: str) -> list[FieldError]:
+    """What :func:`validate_containers` and :func:`validate_init_containers` refuse beyond their
+    ``restart_all=True`` reading when ``AllowRestartAllContainers`` is off: each
+    ``RestartAllContainers`` action, and rules on a sidecar. For a pod template validated without
+    the option (a Job's, :class:`kbatch.api.strategies.batch.JobStrategy`); an unknown action keeps
+    the longer list of supported values there."""
+    errs: list[FieldError] = []
+    for kind, group in (("initContainers", init), ("containers", containers)):
+        for i, c in enumerate(group or ()):
+            at = index(child(path, kind), i)
+            if kind == "initContainers" and c.restart_policy == "Always" and c.restart_policy_rules:
+                errs += _init_restart_policy_errors(c, at, False)
+                continue
+            rules = child(at, "restartPolicyRules")
+            errs += [FieldError.not_supported(child(index(rules, j), "action"), rule.action,
+                                              RESTART_RULE_ACTIONS)
+                     for j, rule in enumerate(c.restart_policy_rules or ())
+                     if rule.action == "RestartAllContainers"]
+    return errs
+
+
 _INIT_ONLY = "may not be set for init containers without restartPolicy=Always"
 
 
 def validate_init_containers(containers: list[Container] | None, path: str, names: set[str],
                              volumes: set[str], claims: set[str], grace: int | None = None,
-                             pod: tuple[str | None, bool] = (None, True)) -> list[FieldError]:
-    """Init containers, after the regular ones (``names`` holds theirs): ``restartPolicy: Always``
-    (a sidecar) is the only policy allowed, and only sidecars have probes and hooks (validated as a
-    regular container's). Each runs alone, so host ports only conflict within one."""
+                             pod: tuple[str | None, bool] = (None, True),
+                             restart_all: bool = True) -> list[FieldError]:
+    """Init containers, after the regular ones (``names`` holds theirs): their own restart policy
+    and rules (:func:`_init_restart_policy_errors`); only sidecars (``restartPolicy: Always``) have
+    probes and hooks (validated as a regular container's). Each runs alone, so host ports only
+    conflict within one."""
     errs: list[FieldError] = []
     for i, c in enumerate(containers or ()):
         at = index(path, i)
         errs += _validate_common(c, at, volumes, claims, pod)
-        if c.restart_policy is not None and c.restart_policy != "Always":
-            errs.append(FieldError.not_supported(child(at, "restartPolicy"), c.restart_policy, ["Always"]))
+        errs += _init_restart_policy_errors(c, at, restart_all)
         if c.name in names:
             errs.append(FieldError.duplicate(child(at, "name"), c.name))
         elif c.name:

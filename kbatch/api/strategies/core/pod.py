@@ -10,6 +10,7 @@ Generic metadata checks are the API server's (``kbatch.apiserver.meta_validation
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kbatch.api.core_v1 import (
@@ -20,7 +21,7 @@ from kbatch.api.core_v1 import (
     Toleration,
 )
 from kbatch.api.errors import FieldError
-from kbatch.api.gates import drop_disabled_pod_fields, pod_fields_to_drop
+from kbatch.api.gates import drop_disabled_pod_fields, pod_fields_to_drop, restart_all_allowed
 from kbatch.api.go_equal import go_equal
 from kbatch.api.model_copy import template_factory
 from kbatch.api.quantity import Quantity
@@ -55,6 +56,7 @@ UPDATABLE_POD_SPEC_FIELDS = (
 _PENDING = PodStatus(phase="Pending", qos_class="BestEffort")  # copied per create (no re-validation)
 _new_pending = template_factory(_PENDING)
 _QOS_RESOURCES = ("cpu", "memory")
+_NO_RESTART_ALL = replace(STRICT, allow_restart_all_containers=False)  # a create, the gate off
 _MAY_CHANGE = frozenset({"active_deadline_seconds", "tolerations", "scheduling_gates"})
 
 
@@ -272,7 +274,7 @@ class PodStrategy(GateBound, DefaultStrategy):
         ephemeralcontainers subresource adds them), no ``nodeName`` while scheduling gates remain,
         annotations and profile fields agree."""
         spec = obj.spec
-        errs = self._validate(obj, STRICT)
+        errs = self._validate(obj, STRICT if restart_all_allowed(self.gates, None) else _NO_RESTART_ALL)
         if spec.ephemeral_containers:
             errs.append(FieldError.forbidden("spec.ephemeralContainers", "cannot be set on create"))
         if spec.node_name and spec.scheduling_gates:
@@ -297,7 +299,10 @@ class PodStrategy(GateBound, DefaultStrategy):
         ``GetValidationOptionsFromPodSpecAndMeta``: a rule the stored pod already broke does not
         refuse the update), then the annotation rules of ``ValidatePodUpdate``
         (``ValidatePodSpecificAnnotationUpdates``) and what a spec update may change."""
-        errs = self._validate(new, options_from_old(old.spec, old.metadata.annotations))
+        opts = options_from_old(old.spec, old.metadata.annotations)
+        if not restart_all_allowed(self.gates, old.spec):
+            opts = replace(opts, allow_restart_all_containers=False)
+        errs = self._validate(new, opts)
         errs += annotation_update_errors(new.metadata.annotations, old.metadata.annotations, new.spec)
         return errs + validate_pod_spec_update(new.spec, old.spec)
 

@@ -16,7 +16,7 @@ unchanged.
 
 from __future__ import annotations
 
-from kbatch.api.container_restart import container_should_restart, own_restart
+from kbatch.api.container_restart import container_should_restart, may_restart_all, own_restart
 from kbatch.api.core_v1 import (
     Container,
     ContainerStatus,
@@ -57,8 +57,8 @@ def _restartable(name: str, init_containers: list[Container] | None) -> bool:
 
 def _restarts_itself(name: str, exit_code: int, containers: list[Container],
                      pod_policy: str | None) -> bool:
-    """Whether the regular container ``name`` has a policy of its own that restarts it after
-    ``exit_code``."""
+    """Whether the container ``name`` (regular, or a regular init container) has a policy of its own
+    that restarts it after ``exit_code``."""
     for c in containers:
         if c.name == name:
             own = own_restart(c)
@@ -115,15 +115,21 @@ def _claim_status_errors(statuses: list[PodResourceClaimStatus], pod: Pod) -> li
 
 
 def _transition_errors(old: Pod, status: PodStatus, before: PodStatus) -> list[FieldError]:
+    """Upstream ``ValidateContainerStateTransition`` / ``ValidateInitContainerStateTransition`` (1.36
+    copy AIAgentSandox/kubernetes 64149d12): a pod some container of which may restart them all
+    (``AllContainersCouldRestart``, KEP-5532; the action is in the spec only while allowed) lets every
+    container leave ``terminated``; an init container its own policy restarts may too (KEP-5307)."""
     policy = old.spec.restart_policy
     errs: list[FieldError] = []
-    if before.container_statuses:
+    inits = old.spec.init_containers or []
+    restart_all = (before.container_statuses or before.init_container_statuses) \
+        and may_restart_all([*inits, *old.spec.containers])
+    if before.container_statuses and not restart_all:
         errs += _state_transition_errors(status.container_statuses, before.container_statuses, policy,
                                          "status.containerStatuses", containers=old.spec.containers)
-    if before.init_container_statuses:
+    if before.init_container_statuses and not restart_all:
         errs += _state_transition_errors(status.init_container_statuses, before.init_container_statuses,
-                                         policy, "status.initContainerStatuses",
-                                         old.spec.init_containers or [])
+                                         policy, "status.initContainerStatuses", inits, inits)
     if before.ephemeral_container_statuses:  # never restarted: as under restartPolicy Never
         errs += _state_transition_errors(status.ephemeral_container_statuses,
                                          before.ephemeral_container_statuses, "Never",

@@ -273,11 +273,12 @@ def _validate_pod_spec(spec: PodSpec, path: str, opts: PodValidationOptions = ST
     names: set[str] = set()  # regular containers first: an init container repeating a name is the duplicate
     grace = spec.termination_grace_period_seconds
     pod = (spec.restart_policy, spec.host_users is not False)
+    restart_all = opts.allow_restart_all_containers
     errs += validate_containers(spec.containers, child(path, "containers"), names, volumes, claims, grace,
-                                pod)
+                                pod, restart_all)
     if spec.init_containers:
         errs += validate_init_containers(spec.init_containers, child(path, "initContainers"), names,
-                                         volumes, claims, grace, pod)
+                                         volumes, claims, grace, pod, restart_all)
     errs += stop_signal_errors(spec, path)
     if spec.resources is not None:
         errs += validate_pod_resources(spec, child(path, "resources"))

@@ -48,6 +48,10 @@ class PodValidationOptions:
     allow_invalid_pod_deletion_cost: bool = False
     # seLinuxChangePolicy limited to Recursive (SELinuxMount off and no old MountOption)
     allow_only_recursive_selinux_change_policy: bool = True
+    # the RestartAllContainers rule action, and rules on sidecars (KEP-5532): the gate
+    # RestartAllContainersOnContainerExits, on by default, or an old spec already using the action
+    # (restartAllContainersActionInUse); the strategy turns it off (kbatch.api.gates.restart_all_allowed)
+    allow_restart_all_containers: bool = True
 
 
 STRICT = PodValidationOptions()
