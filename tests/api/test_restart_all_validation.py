@@ -10,6 +10,7 @@ action: ``restartAllContainersActionInUse``; ``dropContainerRestartRules`` for i
 from __future__ import annotations
 
 import pytest
+from ruamel.yaml import YAML
 
 from kbatch.api.core_v1 import Pod
 from kbatch.api.errors import Invalid
@@ -136,6 +137,18 @@ def test_a_job_template_is_refused_as_a_pod_while_the_gate_is_off() -> None:
     assert ("spec.template.spec.initContainers[0].restartPolicyRules: Forbidden: restartPolicyRules are "
             "not allowed for init containers with restart policy Always") in str(raised.value)
     ControlPlane(seed=0, controllers="").apply(_JOB)  # the gate on: accepted
+
+
+def test_a_cronjob_template_is_refused_as_a_pod_while_the_gate_is_off() -> None:
+    """The CronJob strategy asks ``GetValidationOptionsFromPodTemplate`` for its job template too."""
+    job = YAML(typ="safe").load(_JOB)
+    cronjob = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c", "namespace": "default"},
+               "spec": {"schedule": "*/5 * * * *", "jobTemplate": {"spec": job["spec"]}}}
+    with pytest.raises(Invalid) as raised:
+        ControlPlane(seed=0, controllers="", feature_gates=_OFF).apply(cronjob)
+    assert ('spec.jobTemplate.spec.template.spec.containers[0].restartPolicyRules[0].action: Unsupported '
+            'value: "RestartAllContainers"') in str(raised.value)
+    ControlPlane(seed=0, controllers="").apply(cronjob)  # the gate on: accepted
 
 
 def _status_pod(main: dict[str, object], init: dict[str, object], ended: int) -> tuple[Pod, Pod]:

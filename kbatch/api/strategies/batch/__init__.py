@@ -18,8 +18,11 @@ the old object); status writes go through ``validate_status_update``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
+from kbatch.api.core_v1 import PodSpec
 from kbatch.api.errors import FieldError
 from kbatch.api.gates import drop_disabled_job_fields, restart_all_allowed
 from kbatch.api.meta import LabelSelector, ObjectMeta
@@ -38,7 +41,11 @@ from kbatch.api.strategies.batch.warnings import (
     job_warnings_on_update,
 )
 from kbatch.api.strategies.core import default_pod_spec
+from kbatch.api.strategies.core.container_validation import restart_all_refusals
 from kbatch.api.strategy import DefaultStrategy, GateBound
+
+if TYPE_CHECKING:
+    from kbatch.api.features import FeatureGates
 
 __all__ = [
     "CronJobStrategy",
@@ -179,24 +186,12 @@ class JobStrategy(GateBound, DefaultStrategy):
         drop_disabled_job_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job(obj, job_validation_options(obj)) + self._restart_all_refusals(obj, None)
+        return validate_job(obj, job_validation_options(obj)) + _restart_all_refusals(
+            self.gates, obj.spec.template.spec, None, "spec.template.spec")
 
     def validate_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job_update(new, old, self.gates) + self._restart_all_refusals(new, old)
-
-    def _restart_all_refusals(self, job: Job, old: Job | None) -> list[FieldError]:
-        """The template's ``RestartAllContainers`` rules while RestartAllContainersOnContainerExits
-        is off and the stored template does not use them (``GetValidationOptionsFromPodTemplate``'s
-        ``AllowRestartAllContainers``)."""
-        spec = job.spec.template.spec
-        stored = old.spec.template.spec if old is not None else None
-        if spec is None or restart_all_allowed(self.gates, stored):
-            return []
-        try:  # the core family validates pod templates (as _pod_template_errors)
-            from kbatch.api.strategies.core.container_validation import restart_all_refusals
-        except ImportError:
-            return []
-        return restart_all_refusals(spec.init_containers, spec.containers, "spec.template.spec")
+        return validate_job_update(new, old, self.gates) + _restart_all_refusals(
+            self.gates, new.spec.template.spec, old.spec.template.spec, "spec.template.spec")
 
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job_status_update(new, old)
@@ -208,7 +203,24 @@ class JobStrategy(GateBound, DefaultStrategy):
         return job_warnings_on_update(new, old)
 
 
-class CronJobStrategy(DefaultStrategy):
+def _restart_all_refusals(gates: FeatureGates | None, spec: PodSpec | None, stored: PodSpec | None,
+                          path: str) -> list[FieldError]:
+    """A pod template's ``RestartAllContainers`` rules while RestartAllContainersOnContainerExits is
+    off and the stored template does not use them (``GetValidationOptionsFromPodTemplate``'s
+    ``AllowRestartAllContainers``, which the Job and CronJob strategies both ask)."""
+    if spec is None or restart_all_allowed(gates, stored):
+        return []
+    return restart_all_refusals(spec.init_containers, spec.containers, path)
+
+
+CRONJOB_POD_SPEC = "spec.jobTemplate.spec.template.spec"
+
+
+def _cronjob_pod_spec(cronjob: CronJob) -> PodSpec | None:
+    return cronjob.spec.job_template.spec.template.spec
+
+
+class CronJobStrategy(GateBound, DefaultStrategy):
     """pkg/registry/batch/cronjob/strategy.go. ``ValidateUpdate`` is ``ValidateCronJobUpdate``
     alone: the create rules (name length, no ``TZ=`` schedule, a known time zone) do not bind an
     object an older server stored unless the update changes what they check."""
@@ -223,10 +235,12 @@ class CronJobStrategy(DefaultStrategy):
         obj.metadata.generation = 1
 
     def validate(self, obj: CronJob) -> list[FieldError]:  # type: ignore[override]
-        return validate_cronjob(obj)
+        return validate_cronjob(obj) + _restart_all_refusals(
+            self.gates, _cronjob_pod_spec(obj), None, CRONJOB_POD_SPEC)
 
     def validate_update(self, new: CronJob, old: CronJob) -> list[FieldError]:  # type: ignore[override]
-        return validate_cronjob_update(new, old)
+        return validate_cronjob_update(new, old) + _restart_all_refusals(
+            self.gates, _cronjob_pod_spec(new), _cronjob_pod_spec(old), CRONJOB_POD_SPEC)
 
     def warnings_on_create(self, obj: CronJob) -> list[str]:  # type: ignore[override]
         return cronjob_warnings_on_create(obj)
