@@ -198,6 +198,22 @@ def test_suspend_resume(target):
     assert len(active_pods(target, "sus")) == 2
 
 
+@pytest.mark.semantic("suspending a started Job clears status.startTime; resuming sets it again (1.36+)",
+                      source="KEP-5440 'Related changes' (MutableSchedulingDirectivesForSuspendedJobs); "
+                             "job docs #suspending-a-job")
+def test_suspend_clears_start_time(target):
+    target.apply(job_manifest("sst", parallelism=1, completions=1))
+    has_start = lambda j: "startTime" in j.get("status", {})  # noqa: E731
+    started = wait_status(target, "sst", has_start, 30)["status"]["startTime"]
+    target.advance(30)
+    target.patch("Job", "sst", {"spec": {"suspend": True}})
+    job = wait_status(target, "sst", lambda j: has_condition(j, "Suspended"), 30)
+    assert "startTime" not in job["status"]
+    target.advance(30)
+    target.patch("Job", "sst", {"spec": {"suspend": False}})
+    assert wait_status(target, "sst", has_start, 30)["status"]["startTime"] > started
+
+
 @pytest.mark.semantic("created suspended: no pods, no startTime", source="KEP-2232")
 def test_created_suspended(target):
     target.apply(job_manifest("cs", parallelism=2, completions=2, suspend=True))
