@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import faulthandler
 import ipaddress
+import logging
 import signal
 import socket
 from collections.abc import Callable
@@ -93,6 +94,7 @@ def serve_forever(load: Callable[[], Loaded], opts: ServeOptions, *,
                             ssl_certfile=str(tls.cert_file) if tls else None,
                             ssl_keyfile=str(tls.key_file) if tls else None)
     server = _Server(config, starting)
+    logging.getLogger("uvicorn.error").addFilter(UpgradeNoise())
     failure: list[BaseException] = []
 
     loaded = asyncio.Event()
@@ -133,6 +135,19 @@ def serve_forever(load: Callable[[], Loaded], opts: ServeOptions, *,
             signal.signal(sig, handler)
     if failure:
         raise failure[0]
+
+
+UPGRADE_NOISE = ("Unsupported upgrade request.", "No supported WebSocket library detected.")
+
+
+class UpgradeNoise(logging.Filter):
+    """Drops uvicorn's two warnings about an upgrade request (``kubectl exec``, ``attach``, ``cp``,
+    ``port-forward``): kbatch serves no WebSocket on purpose (``ws="none"``) and answers such a
+    request itself, as a kube-apiserver whose kubelet cannot be dialled answers it
+    (``kbatch/server/streaming.py``), so "pip install uvicorn[standard]" would be wrong advice."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith(UPGRADE_NOISE)
 
 
 class _Server:

@@ -71,6 +71,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServeProcess]:
         code = server.stop()
         assert code == 0, "".join(server.output)
         assert any("state saved" in line for line in server.output)
+        # kubectl exec/attach/cp/port-forward ask an upgrade, which kbatch answers itself: uvicorn's
+        # advice to install a WebSocket library would mislead (kbatch/server/runner.py UpgradeNoise)
+        assert not any("WebSocket" in line or "upgrade request" in line for line in server.output), \
+            "".join(server.output)
 
 
 @pytest.fixture(scope="module")
