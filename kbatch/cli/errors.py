@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import typer
 
-__all__ = ["UserError", "command", "describe_error", "each_reporting", "user_errors"]
+__all__ = ["ServerUnreachable", "UserError", "command", "describe_error", "each_reporting", "user_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -23,12 +23,37 @@ class UserError(Exception):
     """A mistake in what the user asked for; printed as ``error: <message>``."""
 
 
+class ServerUnreachable(Exception):
+    """No answer from ``--server``; printed as kubectl's ``StandardErrorMessage`` prints it
+    (k8s.io/kubectl ``pkg/cmd/util/helpers.go``): ``The connection to the server HOST:PORT was
+    refused - did you specify the right host or port?`` when the connection is refused, else
+    ``Unable to connect to the server: <cause>``."""
+
+    def __init__(self, host: str, cause: BaseException) -> None:
+        refused = _refused(cause)
+        super().__init__(f"The connection to the server {host} was refused - did you specify the right host "
+                         "or port?" if refused else f"Unable to connect to the server: {cause}")
+
+
+def _refused(err: BaseException | None) -> bool:
+    """Whether a ``ConnectionRefusedError`` is somewhere in the cause chain (httpx wraps httpcore's
+    error, which wraps the socket's)."""
+    seen = 0
+    while err is not None and seen < 10:
+        if isinstance(err, ConnectionRefusedError):
+            return True
+        err, seen = err.__cause__ or err.__context__, seen + 1
+    return False
+
+
 def describe_error(err: BaseException) -> str | None:
     from kbatch.api.errors import StatusError, Unauthorized  # loaded by whatever raised a Status
     from kbatch.apiserver.manifests import ManifestError
 
     if isinstance(err, ManifestError):  # refused before anything is sent: kubectl's client-side error
         return f"error: {err.message}"
+    if isinstance(err, ServerUnreachable):
+        return str(err)
     if isinstance(err, Unauthorized):  # as kubectl prints a 401
         return f"error: You must be logged in to the server ({err.message})"
     if isinstance(err, StatusError) and err.reason == "Invalid":

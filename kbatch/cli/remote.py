@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from kbatch.api import errors
 from kbatch.api.base import ApiInfo, parse_time
 from kbatch.api.registry import Registry
 from kbatch.api.rest_paths import resource_path as _path
 from kbatch.api.rest_paths import status_error
+from kbatch.cli.errors import ServerUnreachable
 from kbatch.families import builtin
 from kbatch.server.aggregated_discovery import CONTENT_TYPE as AGGREGATED
 from kbatch.server.backend import DeleteOptions, WatchOptions, WriteOptions
@@ -131,7 +131,7 @@ class HttpBackend:
         try:
             resp = self._http.get(uri)
         except httpx.HTTPError as err:
-            raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
+            raise ServerUnreachable(self._http.base_url.netloc.decode(), err) from None
         _raise(resp)
         return resp.text
 
@@ -140,7 +140,7 @@ class HttpBackend:
         try:
             resp = self._http.request(method, path, **kwargs)
         except httpx.HTTPError as err:
-            raise errors.InternalError(f"cannot reach kbatch serve at {self._http.base_url}: {err}") from None
+            raise ServerUnreachable(self._http.base_url.netloc.decode(), err) from None
         _raise(resp)
         if warnings is not None:
             warnings.extend(warning_text(v) for v in resp.headers.get_list("warning"))

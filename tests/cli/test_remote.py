@@ -78,9 +78,15 @@ def test_kubeconfig_command(server: ServeProcess) -> None:
 
 
 def test_unreachable_server_is_one_line(tmp_path: Path) -> None:
+    """kubectl's last line for the same (k8s.io/kubectl ``StandardErrorMessage``; checked against
+    kubectl 1.32: ``kubectl --server http://127.0.0.1:9 get pods``)."""
     out = run("--server", "http://127.0.0.1:9", "get", "pods")
-    assert out.returncode == 1 and "cannot reach kbatch serve" in out.stderr
-    assert "Traceback" not in out.stderr
+    assert out.returncode == 1
+    assert out.stderr == ("The connection to the server 127.0.0.1:9 was refused - did you specify the right "
+                          "host or port?\n")
+    unknown = run("--server", "http://nosuchhost.invalid:9", "get", "pods")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("Unable to connect to the server: ")
+    assert "Traceback" not in unknown.stderr
 
 
 def test_binding_beyond_loopback_needs_a_token(tmp_path: Path) -> None:
