@@ -21,6 +21,7 @@ ImageLocality, which kbatch does not model.
 
 from __future__ import annotations
 
+from kbatch.api import events_v1
 from kbatch.api.coordination_v1 import Lease
 from kbatch.api.core_v1 import (
     ConfigMap,
@@ -57,11 +58,13 @@ from kbatch.api.strategies.core import (
     ServiceStrategy,
 )
 from kbatch.api.strategies.core.endpoints import EndpointsStrategy
+from kbatch.api.strategies.core.events import events_v1_errors
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.discovery import EndpointSliceStrategy
 from kbatch.api.strategies.node import RuntimeClassStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
+from kbatch.api.versions import ServedVersion
 from kbatch.families.core import (
     endpoint_pages,
     endpoint_printers,
@@ -98,6 +101,10 @@ def _plugin(name: str, module: str, weight: int = 0) -> SchedulerPlugin:
     return SchedulerPlugin(name, f"{_PLUGINS}{module}:new", multi_point=True, weight=weight)
 
 
+# events.k8s.io/v1 Event: core/v1 Event's storage under the newer names, strict validation of its writes
+EVENTS_V1 = ServedVersion(events_v1.EventV1, events_v1.to_storage, events_v1.from_storage,
+                          printer=printers.EVENT_V1, validate=events_v1_errors)
+
 CORE = Family(
     name="core",
     description="core/v1, PriorityClass, PodDisruptionBudget, Lease; the scheduler, kubelet and node "
@@ -108,7 +115,7 @@ CORE = Family(
                   subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
         KindEntry(Service, ServiceStrategy(), printers.SERVICE, page=service_page.describe_service_page),
-        KindEntry(Event, EventStrategy(), printers.EVENT),
+        KindEntry(Event, EventStrategy(), printers.EVENT, versions=(EVENTS_V1,)),
         KindEntry(PriorityClass, PriorityClassStrategy(), printers.PRIORITY_CLASS),
         KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
