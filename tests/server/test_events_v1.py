@@ -12,6 +12,7 @@ import subprocess
 from datetime import UTC, datetime
 from typing import Any
 
+import httpx
 import pytest
 
 from kbatch.runtime.event_ttl import EVENT_TTL
@@ -170,3 +171,38 @@ def test_kubectl_and_the_official_client_use_both_groups(served: Any) -> None:
     assert made.event_time == datetime(2025, 1, 1, tzinfo=UTC)
     assert "Warning   Called   pod/p" in _kubectl(served, "get", "events", "--field-selector",
                                                   "reason=Called")
+
+
+UNSCHEDULABLE = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: huge}
+spec:
+  containers: [{name: c, image: busybox, resources: {requests: {cpu: '64'}}}]
+"""
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl not installed")
+def test_kubectl_shows_the_scheduler_s_events_k8s_io_events(served: Any) -> None:
+    """kubectl's describe (From: ``reportingController``; a series ``(xN over ...)``), ``kubectl
+    events`` and ``get events`` read the scheduler's events.k8s.io/v1 Events as on a cluster."""
+    reply = httpx.post(f"{served.url}/apis/kbatch.dev/v1alpha1/actions/nodes-add", json={"count": 1},
+                       timeout=30)
+    assert reply.status_code == 200, reply.text
+    _kubectl(served, "apply", "-f", "-", input_=UNSCHEDULABLE)
+    clock = f"{served.url}/apis/kbatch.dev/v1alpha1/clock"
+    assert httpx.post(clock, json={"advance": "11m"}, timeout=30).status_code == 200
+    page = _kubectl(served, "describe", "pod", "huge")
+    # the first failure a singleton, the retries at 5 and 10 minutes a series (docs/runtime.md); ages
+    # are the real kubectl's, against the wall clock: only the shape is checked
+    [single, series] = [line.split() for line in page.splitlines() if "FailedScheduling" in line]
+    assert (single[:2], single[3]) == (["Warning", "FailedScheduling"], "default-scheduler")
+    assert (series[:2], series[3:5], series[6]) == (["Warning", "FailedScheduling"], ["(x2", "over"],
+                                                    "default-scheduler")
+    listed = _kubectl(served, "events", "--for", "pod/huge").splitlines()
+    cells = listed[-1].split()  # oldest first: the series, last observed at 00:10, last
+    assert (cells[1:3], cells[4:7]) == (["(x2", "over"], ["Warning", "FailedScheduling", "Pod/huge"])
+    v1 = json.loads(_kubectl(served, "get", "events.events.k8s.io", "-o", "json"))["items"]
+    assert sorted((e["reportingController"], e["action"], (e.get("series") or {}).get("count", 1)) for e in v1
+                  if e["regarding"]["name"] == "huge") == [("default-scheduler", "Scheduling", 1),
+                                                          ("default-scheduler", "Scheduling", 2)]
