@@ -24,6 +24,7 @@ partial ones (patches) too; kbatch stores the core/v1 form.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import Field
@@ -33,7 +34,7 @@ from kbatch.api.core_v1.common import ObjectReference
 from kbatch.api.core_v1.event import EventSource
 from kbatch.api.meta import Resource
 
-__all__ = ["GROUP", "EventSeriesV1", "EventV1", "from_storage", "to_storage"]
+__all__ = ["GROUP", "EventSeriesV1", "EventV1", "field_selector_to_storage", "from_storage", "to_storage"]
 
 GROUP = "events.k8s.io"
 API_VERSION = f"{GROUP}/v1"
@@ -79,6 +80,22 @@ class EventV1(Resource):
     deprecated_first_timestamp: Time | None = None
     deprecated_last_timestamp: Time | None = None
     deprecated_count: int | None = None
+
+
+# events.k8s.io/v1 field labels → core/v1's (kubernetes' field selector conversions for the group:
+# regarding.* and reportingController name the core fields they are converted from)
+_FIELD_LABELS = {f"regarding.{f}": f"involvedObject.{f}" for f in (
+    "kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")}
+_FIELD_LABELS["reportingController"] = "reportingComponent"
+
+
+def field_selector_to_storage(selector: str) -> str:
+    """A field selector in events.k8s.io/v1 labels, in core/v1's (each term's label renamed)."""
+    return ",".join(_FIELD_LABEL.sub(lambda m: _FIELD_LABELS.get(m.group(0), m.group(0)), term, count=1)
+                    for term in selector.split(","))
+
+
+_FIELD_LABEL = re.compile(r"^[^=!]+")
 
 
 def _renamed(obj: dict[str, Any], names: dict[str, str], api_version: str) -> dict[str, Any]:

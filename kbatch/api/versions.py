@@ -40,3 +40,6 @@ class ServedVersion:
     # further validation of writes in this version, on the storage form (``new``, ``old`` or ``None``
     # on create): upstream's strategies that validate by request version (events.k8s.io/v1 Events)
     validate: Callable[[Obj, Obj | None], list[FieldError]] | None = None
+    # a list's or watch's field selector in this version's labels → the storage version's (upstream's
+    # field label conversion: events.k8s.io/v1 ``regarding.name`` is ``involvedObject.name``)
+    field_selector: Callable[[str], str] | None = None

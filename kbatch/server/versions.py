@@ -19,6 +19,7 @@ write answers Conflict, as upstream's ``GuaranteedUpdate`` retries would see it)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from kbatch.api.base import ApiInfo
@@ -127,6 +128,9 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.list(info, namespace, **kwargs)
+        convert = spec.served.field_selector
+        if convert is not None and kwargs.get("field_selector"):
+            kwargs = {**kwargs, "field_selector": convert(kwargs["field_selector"])}
         out = self.inner.list(spec.storage.info, namespace, **kwargs)
         down = spec.served.from_storage
         return {**out, "apiVersion": info.api_version, "items": [down(i) for i in out.get("items") or []]}
@@ -237,6 +241,9 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.watch(info, namespace, opts)
+        convert = spec.served.field_selector
+        if convert is not None and opts.field_selector:
+            opts = replace(opts, field_selector=convert(opts.field_selector))
         return _ConvertingWatch(
             self.inner.watch(spec.storage.info, namespace, opts),
             spec.served.from_storage,

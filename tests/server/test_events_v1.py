@@ -202,7 +202,9 @@ def test_kubectl_shows_the_scheduler_s_events_k8s_io_events(served: Any) -> None
     listed = _kubectl(served, "events", "--for", "pod/huge").splitlines()
     cells = listed[-1].split()  # oldest first: the series, last observed at 00:10, last
     assert (cells[1:3], cells[4:7]) == (["(x2", "over"], ["Warning", "FailedScheduling", "Pod/huge"])
-    v1 = json.loads(_kubectl(served, "get", "events.events.k8s.io", "-o", "json"))["items"]
-    assert sorted((e["reportingController"], e["action"], (e.get("series") or {}).get("count", 1)) for e in v1
-                  if e["regarding"]["name"] == "huge") == [("default-scheduler", "Scheduling", 1),
+    selector = "regarding.name=huge,reportingController=default-scheduler"  # events.k8s.io's labels
+    v1 = json.loads(_kubectl(served, "get", "events.events.k8s.io", "--field-selector", selector,
+                             "-o", "json"))["items"]
+    assert sorted((e["reportingController"], e["action"], (e.get("series") or {}).get("count", 1))
+                  for e in v1) == [("default-scheduler", "Scheduling", 1),
                                                           ("default-scheduler", "Scheduling", 2)]

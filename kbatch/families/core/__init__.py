@@ -121,7 +121,8 @@ SCHEDULER_EVENTS = EventsApi("kube-scheduler", "kind-control-plane", scheduler_e
 
 # events.k8s.io/v1 Event: core/v1 Event's storage under the newer names, strict validation of its writes
 EVENTS_V1 = ServedVersion(events_v1.EventV1, events_v1.to_storage, events_v1.from_storage,
-                          printer=printers.EVENT_V1, validate=events_v1_errors)
+                          printer=printers.EVENT_V1, validate=events_v1_errors,
+                          field_selector=events_v1.field_selector_to_storage)
 
 CORE = Family(
     name="core",
