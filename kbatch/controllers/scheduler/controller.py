@@ -712,20 +712,22 @@ class Scheduler:
                 new["lastTransitionTime"] = cond.get("lastTransitionTime", now)
         return [new]
 
+    def pod_reference(self, pod: PodInfo) -> ObjectRef:
+        """``pod`` as an event's regarding (or related) object: no Pod model just to name it, its last
+        resourceVersion as the informer delivered it (a PodInfo outlives writes it does not track)."""
+        return ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid, self._versions.get(pod.key) or None)
+
     def _event(self, pod: PodInfo, type_: str, reason: str, message: str,
                related: PodInfo | None = None) -> None:
         """``fwk.EventRecorder().Eventf``: events.k8s.io/v1 (``SCHEDULER_EVENTS``), with the preemptor
         as the ``related`` object of a victim's ``Preempted`` (``framework/preemption``); a
         ``FailedScheduling`` note cut to the API's 1024 bytes (``schedule_one.go`` ``truncateMessage``)."""
-        # no Pod model just to name it
-        ref = ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid, self._versions.get(pod.key) or None)
+        ref = self.pod_reference(pod)
         if reason == "FailedScheduling" and len(message) > NOTE_LENGTH_LIMIT:
             message = message[:NOTE_LENGTH_LIMIT - len(_TRUNCATED)] + _TRUNCATED
         recorder = self.ctx.recorder
         if related is not None and isinstance(recorder, EventsV1Recorder):
-            other = ObjectRef("Pod", "v1", related.name, related.namespace, related.uid,
-                              self._versions.get(related.key) or None)
-            recorder.eventf(ref, other, type_, reason, "Preempting", message)
+            recorder.eventf(ref, self.pod_reference(related), type_, reason, "Preempting", message)
             return
         recorder.event(ref, type_, reason, message)
 
