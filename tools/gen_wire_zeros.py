@@ -43,6 +43,7 @@ KINDS = tuple(
         ("core/v1", "v1", ("Namespace", "Pod", "Node", "Service", "Event", "PersistentVolumeClaim",
                            "ConfigMap", "Secret", "ResourceQuota", "LimitRange", "ServiceAccount",
                            "PersistentVolume", "PodTemplate", "Endpoints")),
+        ("events/v1", "events.k8s.io/v1", ("Event",)),
         ("discovery/v1", "discovery.k8s.io/v1", ("EndpointSlice",)),
         ("batch/v1", "batch/v1", ("Job", "CronJob")),
         ("scheduling/v1", "scheduling.k8s.io/v1", ("PriorityClass",)),

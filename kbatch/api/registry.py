@@ -121,8 +121,11 @@ class Registry:
                        served=served)
         self._by_gvk[(info.api_version, info.kind)] = alt
         self._alternates.append(alt)
+        own_group = info.group != storage.info.group  # events.k8s.io/v1 Event, stored as core/v1's
         for name in _names(info):
             self._by_name.setdefault(f"{name}.{info.version}.{info.group}", []).append(alt)
+            if own_group:
+                self._by_name.setdefault(f"{name}.{info.group}", []).append(alt)
 
     def served(self) -> list[KindSpec]:
         """Every served kind version: the stored ones (each the preferred version of its kind, in

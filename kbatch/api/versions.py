@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kbatch.api.errors import FieldError
 from kbatch.api.meta import Resource
 from kbatch.api.printing import Printer
 
@@ -36,3 +37,9 @@ class ServedVersion:
     warning: str | None = None
     printer: Printer | None = None  # its ``kubectl get`` columns, when they differ from the storage version's
     feature_gate: str = ""  # served only with this gate on (an alpha version of a built-in group)
+    # further validation of writes in this version, on the storage form (``new``, ``old`` or ``None``
+    # on create): upstream's strategies that validate by request version (events.k8s.io/v1 Events)
+    validate: Callable[[Obj, Obj | None], list[FieldError]] | None = None
+    # a list's or watch's field selector in this version's labels → the storage version's (upstream's
+    # field label conversion: events.k8s.io/v1 ``regarding.name`` is ``involvedObject.name``)
+    field_selector: Callable[[str], str] | None = None

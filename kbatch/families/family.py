@@ -47,6 +47,7 @@ __all__ = [
     "AdmissionPlugin",
     "ClusterAddon",
     "ControllerSpec",
+    "EventsApi",
     "Family",
     "JobIntegration",
     "KindEntry",
@@ -133,6 +134,20 @@ def kcm_account(account: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class EventsApi:
+    """A component that records through events.k8s.io/v1 (client-go ``tools/events``) rather than
+    core/v1 (``tools/record``): :mod:`kbatch.runtime.events_v1`. ``process`` names the broadcaster it
+    shares (one per upstream process: kube-scheduler's profiles share one, as do a controller-runtime
+    manager's ``GetEventRecorder`` recorders); ``host`` the hostname its ``reportingInstance`` ends
+    with (``<reportingController>-<host>``); ``action(reason)`` the action upstream passes with each
+    reason its calls record (default: the reason)."""
+
+    process: str
+    host: str
+    action: Ref | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ControllerSpec:
     """A controller kbatch can run: ``factory(ctx: ControllerContext)`` builds it.
 
@@ -140,7 +155,9 @@ class ControllerSpec:
     upstream's canonical and legacy names; ``source`` is the Event source component upstream uses
     (``job-controller``, ``default-scheduler``); ``user`` the username its writes are requested by
     (``system:serviceaccount:kube-system:job-controller``, ``system:kube-scheduler``;
-    :mod:`kbatch.apiserver.identities`), the local administrator when empty."""
+    :mod:`kbatch.apiserver.identities`), the local administrator when empty; ``events`` the
+    events.k8s.io/v1 recorder it has instead of the core/v1 one, when its upstream has one
+    (:class:`EventsApi`; ``source`` is then the ``reportingController``)."""
 
     name: str
     description: str
@@ -149,6 +166,7 @@ class ControllerSpec:
     aliases: tuple[str, ...] = ()
     source: str = ""
     user: str = ""
+    events: EventsApi | None = None
 
     @property
     def event_source(self) -> str:

@@ -51,6 +51,8 @@ class ControllerContext:
     cache: Cache
     clock: Clock
     rng: random.Random
+    # core/v1's, or an EventsV1Recorder for a component declaring ControllerSpec.events: the same
+    # event()/sibling() calls; its eventf differs (regarding, related, type, reason, action, note)
     recorder: EventRecorder
     manager: Manager
     timers: TimerQueue

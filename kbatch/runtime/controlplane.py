@@ -33,7 +33,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from kbatch.api.registry import Registry
 from kbatch.apiserver.acting_client import ActingClient
@@ -43,6 +43,7 @@ from kbatch.apiserver.identities import component_user, controller_account_name
 from kbatch.apiserver.master_endpoint_reconciler import MasterEndpointReconciler
 from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
+from kbatch.families.family import resolve
 from kbatch.runtime.addons import install_addons, is_new_store
 from kbatch.runtime.apply import Manifests, apply_objects
 from kbatch.runtime.builder import Builder
@@ -54,6 +55,7 @@ from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.duration import parse_duration
 from kbatch.runtime.event_ttl import EVENT_TTL, EventExpiry
 from kbatch.runtime.events import EventRecorder, EventSink
+from kbatch.runtime.events_v1 import Broadcasters
 from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
@@ -129,6 +131,7 @@ class ControlPlane:
         self.manager = Manager(self.cache, self.clock, self.timers)
         self.loop = Loop(self.clock, self.timers, self.manager)
         self.events = EventSink(self.client, self.clock)
+        self.broadcasters = Broadcasters(self.client, self.clock, self.timers)  # events.k8s.io/v1
         self.metrics = MetricsRegistry()  # controllers' metrics (``/metrics`` of ``kbatch serve``)
         self.published = Published()  # controllers' state that read-only APIs serve (ctx.published)
         # trace=False on a virtual clock: no trace at all (no store watch, no decoding, no hashing;
@@ -176,7 +179,7 @@ class ControlPlane:
         return ControllerContext(
             name=name, client=client, user=user,
             cache=self.cache, clock=self.clock, rng=derive(self.rng, name),
-            recorder=self.events.recorder(self._event_source(name), client=client),
+            recorder=self._recorder(name, client),
             manager=self.manager, timers=self.timers,
             server=self.server, options=dict(self._options.get(name, {})), metrics=self.metrics,
             composition=self.composition, features=self.features, registry=self.registry,
@@ -203,6 +206,16 @@ class ControlPlane:
                 ensure_controller_account(self.server, account)
             client = self._component_clients[username] = ActingClient(self.server, component_user(username))
         return client
+
+    def _recorder(self, name: str, client: Client) -> EventRecorder:
+        """Controller ``name``'s recorder: events.k8s.io/v1 when its spec declares it
+        (``ControllerSpec.events``), else core/v1's."""
+        api = self.catalog[name].events if name in self.catalog else None
+        if api is None:
+            return self.events.recorder(self._event_source(name), client=client)
+        action = resolve(api.action) if api.action else None
+        recorder = self.broadcasters.recorder(api.process, self._event_source(name), api.host, action, client)
+        return cast(EventRecorder, recorder)  # ControllerContext.recorder: the same event() surface
 
     def recorder(self, component: str) -> EventRecorder:
         return self.events.recorder(component)

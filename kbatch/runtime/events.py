@@ -180,6 +180,10 @@ class EventRecorder:
         self.host = host
         self.correlator = correlator if correlator is not None else _Correlator()
 
+    def sibling(self, component: str) -> EventRecorder:
+        """Another component's recorder sharing this one's sink, host and correlator caches."""
+        return EventRecorder(self.sink, component, self.host, self.correlator)
+
     def event(self, obj: Any, type_: str, reason: str, message: str, field_path: str = "") -> None:
         """Record an event about ``obj`` (``type_`` is ``Normal`` or ``Warning``); ``field_path``, if
         given, names a part of it (``involvedObject.fieldPath``, e.g. the kubelet's

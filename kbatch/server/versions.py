@@ -19,10 +19,11 @@ write answers Conflict, as upstream's ``GuaranteedUpdate`` retries would see it)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from kbatch.api.base import ApiInfo
-from kbatch.api.errors import UnsupportedMediaType
+from kbatch.api.errors import Invalid, UnsupportedMediaType
 from kbatch.api.registry import KindSpec, Registry
 from kbatch.api.versions import ServedVersion
 from kbatch.apiserver.jsonpatch import apply_json_patch, apply_merge_patch
@@ -91,12 +92,28 @@ class VersionedBackend:
     def _spec(self, info: ApiInfo) -> _Conversion | None:
         return _alternate(self.registry, info)
 
+    @staticmethod
+    def _check(spec: _Conversion, namespace: str | None, new: Obj, old: Obj | None) -> None:
+        """The served version's own validation of a write (``ServedVersion.validate``), on the storage
+        form; its errors name the stored kind, as upstream's ``Invalid`` names the internal one."""
+        if spec.served.validate is None:
+            return
+        meta = new.get("metadata") or {}
+        if namespace and not meta.get("namespace"):
+            new = {**new, "metadata": {**meta, "namespace": namespace}}
+        errors = spec.served.validate(new, old)
+        if errors:
+            name = meta.get("name") or meta.get("generateName") or ""
+            raise Invalid.of(spec.storage.info.group_kind, name, errors)
+
     # --- verbs -------------------------------------------------------------------------------------
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         spec = self._spec(info)
         if spec is None:
             return self.inner.create(info, namespace, body, opts)
-        out = self.inner.create(spec.storage.info, namespace, spec.served.to_storage(body), opts)
+        up = spec.served.to_storage(body)
+        self._check(spec, namespace, up, None)
+        out = self.inner.create(spec.storage.info, namespace, up, opts)
         return spec.served.from_storage(out)
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,
@@ -111,6 +128,9 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.list(info, namespace, **kwargs)
+        convert = spec.served.field_selector
+        if convert is not None and kwargs.get("field_selector"):
+            kwargs = {**kwargs, "field_selector": convert(kwargs["field_selector"])}
         out = self.inner.list(spec.storage.info, namespace, **kwargs)
         down = spec.served.from_storage
         return {**out, "apiVersion": info.api_version, "items": [down(i) for i in out.get("items") or []]}
@@ -128,14 +148,11 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.update(info, namespace, name, body, opts, subresource=subresource)
-        out = self.inner.update(
-            spec.storage.info,
-            namespace,
-            name,
-            spec.served.to_storage(body),
-            opts,
-            subresource=subresource,
-        )
+        up = spec.served.to_storage(body)
+        if spec.served.validate is not None:
+            old = self.inner.get(spec.storage.info, namespace, name)
+            self._check(spec, namespace, up, old)
+        out = self.inner.update(spec.storage.info, namespace, name, up, opts, subresource=subresource)
         return spec.served.from_storage(out)
 
     def patch(
@@ -152,7 +169,10 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.patch(info, namespace, name, patch, patch_type, opts, subresource=subresource)
-        if patch_type == "strategic" and not is_custom_resource_group(info.group) and isinstance(patch, dict):
+        built_in = not is_custom_resource_group(info.group)
+        if patch_type == "strategic" and built_in and spec.served.validate is not None:
+            patch_type = "merge"  # an Event has no list with a merge key: the strategic patch is a merge
+        if patch_type == "strategic" and built_in and isinstance(patch, dict):
             # a built-in group's further version (scheduling.k8s.io/v1alpha3 Workload, PodGroup): the
             # same fields as the storage version, so the strategic patch applies there
             out = self.inner.patch(spec.storage.info, namespace, name, spec.served.to_storage(patch),
@@ -221,6 +241,9 @@ class VersionedBackend:
         spec = self._spec(info)
         if spec is None:
             return self.inner.watch(info, namespace, opts)
+        convert = spec.served.field_selector
+        if convert is not None and opts.field_selector:
+            opts = replace(opts, field_selector=convert(opts.field_selector))
         return _ConvertingWatch(
             self.inner.watch(spec.storage.info, namespace, opts),
             spec.served.from_storage,

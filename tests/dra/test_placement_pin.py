@@ -6,6 +6,10 @@ recorded in ``pinned_placements.json``, and the same trace digest.
 The pin was recorded before the DRA performance work (issue 18) so that every optimisation of the
 plugin, the allocator and the claim controller is shown to keep the decisions byte-identical. A
 deliberate change of behaviour rewrites it: ``python tests/dra/test_placement_pin.py --write``.
+Rewritten when the scheduler began recording through events.k8s.io/v1 (client-go ``tools/events``):
+every placement, phase, condition and allocation is unchanged, but the scheduler creates a different
+number of Events, and each created object draws its uid from the API server's seeded random source,
+which the generated names (``<pod>-gpu-xxxxx`` claims) draw from too: those suffixes and the trace moved.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ visibility API joined the seam later: discovery gained ``visibility.kueue.x-k8s.
 APIService's group) and its two group versions, OpenAPI v3 their documents and v2 their paths;
 nothing else moved. The OpenAPI documents moved again when they gained the ``x-kubernetes-*``
 extensions and a built-in PATCH's strategic merge content type (session 47; v2's ``consumes`` too),
-and a custom resource's lost its nameless duplicate component. Re-record
+and a custom resource's lost its nameless duplicate component. events.k8s.io/v1 (Event served in
+both groups, one storage) added its group to discovery and its OpenAPI v3 document; nothing else
+moved. Re-record
 (only when an answer is meant to change) with
 ``cd tests/server && PYTHONPATH=/work/... python test_review_seam_golden.py --write``.
 """

@@ -412,6 +412,7 @@ def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces
            output: str | None = typer.Option(None, "-o", "--output", help="yaml or json.")) -> None:
     """List events, oldest first (as kubectl events)."""
     from kbatch.cli.session import session
+    from kbatch.families.core.describe_text import event_sort_time
 
     kind_name = None
     if for_:
@@ -427,8 +428,7 @@ def events(ctx: typer.Context, namespace: str | None = NAMESPACE, all_namespaces
         if types:
             wanted = {t.strip().lower() for t in types.split(",")}
             items = [e for e in items if (e.get("type") or "").lower() in wanted]
-        items.sort(key=lambda e: (e.get("lastTimestamp") or e.get("eventTime") or "",
-                                  (e.get("metadata") or {}).get("name", "")))
+        items.sort(key=lambda e: (event_sort_time(e), (e.get("metadata") or {}).get("name", "")))
         if output in ("yaml", "json"):
             _print_objects(items, output, single=False)
         elif items:

@@ -47,7 +47,6 @@ from kbatch.controllers.kueue.workloadslicing import pod_set_counts, scaled_down
 from kbatch.families.family import JobIntegration
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
-from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.published import PublishedKey
 from kbatch.runtime.reconcile import Request
 
@@ -177,9 +176,7 @@ class KueueManager:
         )
         self.requeue_period = 10.0 if s.on("SchedulerLongRequeueInterval") else 1.0
         self.recorder = ctx.recorder
-        self.job_recorder = EventRecorder(
-            ctx.recorder.sink, "kueue-job-controller", ctx.recorder.host, ctx.recorder.correlator
-        )
+        self.job_recorder = ctx.recorder.sibling("kueue-job-controller")
         self.controllers: dict[str, Controller] = {}  # by name (set by setup, :mod:`.wiring`)
         self.second_pass = SecondPassQueue()  # Workloads whose unhealthy node is to be replaced
         self.integrations: list[JobIntegration] = []  # the enabled job integrations (set by setup)

@@ -93,9 +93,13 @@ from kbatch.families.core import SCHEDULER_POP_FROM_BACKOFF_Q, SCHEDULER_QUEUEIN
 from kbatch.runtime.context import ControllerContext
 from kbatch.runtime.controller import Controller
 from kbatch.runtime.events import ObjectRef
+from kbatch.runtime.events_v1 import EventsV1Recorder
 from kbatch.runtime.reconcile import Request
 
 __all__ = ["CYCLE_REQUEST", "Scheduler", "WaitingPod"]
+
+NOTE_LENGTH_LIMIT = 1024  # pkg/apis/core/validation/events.go NoteLengthLimit
+_TRUNCATED = " ..."
 
 CYCLE_REQUEST = Request("", "scheduler/cycle")  # the one request the scheduler's queue ever holds
 
@@ -171,6 +175,9 @@ class Scheduler:
         self.record_events = bool(ctx.options.get("events", True))
         self._seq = count()
         self._infos: dict[str, PodInfo] = {}  # last PodInfo per pod key (bound or pending, not finished)
+        # each pod's last resourceVersion: an event's regarding reference carries it, as upstream's
+        # GetReference of the informer's pod does (a PodInfo is kept across writes it does not track)
+        self._versions: dict[str, str] = {}
         self._status_written: dict[str, tuple[str, str]] = {}
         self.cycle: Controller | None = None  # this scheduler's controller (setup sets it)
 
@@ -220,6 +227,7 @@ class Scheduler:
     def on_pod(self, pod: Any) -> None:
         meta, status = pod.metadata, pod.status
         key = f"{meta.namespace}/{meta.name}"
+        self._versions[key] = meta.resource_version or ""
         if status is not None and status.phase in _TERMINAL:
             self._forget(key)  # a finished pod holds nothing, and its phase is final
             return
@@ -278,6 +286,7 @@ class Scheduler:
         if self.group_cycle is not None:
             self.group_cycle.index.remove(key)
         old = self._infos.pop(key, None)
+        self._versions.pop(key, None)
         self._status_written.pop(key, None)
         self.queue.delete(key)
         if (old is not None and old.nominated_node) or self.snapshot.nominated:
@@ -637,7 +646,7 @@ class Scheduler:
             except NotFound:
                 continue
             if self.record_events:
-                self._event(victim, "Normal", "Preempted", f"Preempted by pod {pod.uid} on node {node}")
+                self._event(victim, "Normal", "Preempted", f"Preempted by pod {pod.uid} on node {node}", pod)
         held = self.snapshot.nominated.get(node, {})
         lower = [p for _, p in sorted(held.items()) if p.priority < pod.priority]
         for other in lower:  # upstream prepareCandidate: they may no longer fit there
@@ -703,9 +712,24 @@ class Scheduler:
                 new["lastTransitionTime"] = cond.get("lastTransitionTime", now)
         return [new]
 
-    def _event(self, pod: PodInfo, type_: str, reason: str, message: str) -> None:
-        ref = ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)  # no Pod model just to name it
-        self.ctx.recorder.event(ref, type_, reason, message)
+    def pod_reference(self, pod: PodInfo) -> ObjectRef:
+        """``pod`` as an event's regarding (or related) object: no Pod model just to name it, its last
+        resourceVersion as the informer delivered it (a PodInfo outlives writes it does not track)."""
+        return ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid, self._versions.get(pod.key) or None)
+
+    def _event(self, pod: PodInfo, type_: str, reason: str, message: str,
+               related: PodInfo | None = None) -> None:
+        """``fwk.EventRecorder().Eventf``: events.k8s.io/v1 (``SCHEDULER_EVENTS``), with the preemptor
+        as the ``related`` object of a victim's ``Preempted`` (``framework/preemption``); a
+        ``FailedScheduling`` note cut to the API's 1024 bytes (``schedule_one.go`` ``truncateMessage``)."""
+        ref = self.pod_reference(pod)
+        if reason == "FailedScheduling" and len(message) > NOTE_LENGTH_LIMIT:
+            message = message[:NOTE_LENGTH_LIMIT - len(_TRUNCATED)] + _TRUNCATED
+        recorder = self.ctx.recorder
+        if related is not None and isinstance(recorder, EventsV1Recorder):
+            recorder.eventf(ref, self.pod_reference(related), type_, reason, "Preempting", message)
+            return
+        recorder.event(ref, type_, reason, message)
 
 
 def _arrival_order(pod: PodInfo, timestamp: float) -> tuple[int]:

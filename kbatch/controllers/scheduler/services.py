@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from kbatch.controllers.scheduler.events import ActionType, ClusterEvent
 from kbatch.controllers.scheduler.types import PodInfo
+from kbatch.runtime.events import ObjectRef
 
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
@@ -91,6 +92,11 @@ class SchedulerServices:
         """How many pods of the group the scheduler knows (upstream ``AllPodsCount``)."""
         cycle = self._scheduler.group_cycle
         return cycle.index.count(group) if cycle is not None else 0
+
+    def pod_reference(self, pod: PodInfo) -> ObjectRef:
+        """The reference an event about ``pod`` names it by: upstream's ``GetReference`` of the
+        informer's pod, its last resourceVersion included (an events.k8s.io/v1 series key)."""
+        return self._scheduler.pod_reference(pod)
 
     def cluster_event(self, event: ClusterEvent, old: Any, new: Any) -> None:
         """A change of a kind a plugin watches: requeue the pods whose rejecting plugins' hints

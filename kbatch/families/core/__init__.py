@@ -21,6 +21,7 @@ ImageLocality, which kbatch does not model.
 
 from __future__ import annotations
 
+from kbatch.api import events_v1
 from kbatch.api.coordination_v1 import Lease
 from kbatch.api.core_v1 import (
     ConfigMap,
@@ -57,11 +58,13 @@ from kbatch.api.strategies.core import (
     ServiceStrategy,
 )
 from kbatch.api.strategies.core.endpoints import EndpointsStrategy
+from kbatch.api.strategies.core.events import events_v1_errors
 from kbatch.api.strategies.core.limitrange import LimitRangeStrategy
 from kbatch.api.strategies.core.quota import ResourceQuotaStrategy
 from kbatch.api.strategies.discovery import EndpointSliceStrategy
 from kbatch.api.strategies.node import RuntimeClassStrategy
 from kbatch.api.strategies.policy import PodDisruptionBudgetStrategy
+from kbatch.api.versions import ServedVersion
 from kbatch.families.core import (
     endpoint_pages,
     endpoint_printers,
@@ -79,6 +82,7 @@ from kbatch.families.core.generic_page import generic_page
 from kbatch.families.family import (
     AdmissionPlugin,
     ControllerSpec,
+    EventsApi,
     Family,
     KindEntry,
     SchedulerPlugin,
@@ -98,6 +102,28 @@ def _plugin(name: str, module: str, weight: int = 0) -> SchedulerPlugin:
     return SchedulerPlugin(name, f"{_PLUGINS}{module}:new", multi_point=True, weight=weight)
 
 
+
+def scheduler_event_action(reason: str) -> str:
+    """The action kube-scheduler records with each reason: ``Binding`` for ``Scheduled``
+    (``pkg/scheduler/schedule_one.go``), ``Scheduling`` for ``FailedScheduling`` (its
+    ``handleSchedulingFailure``) and DRA's ``BindingConditionsPending``
+    (``framework/plugins/dynamicresources``), ``Preempting`` for ``Preempted``
+    (``framework/preemption/executor.go``)."""
+    return _SCHEDULER_ACTIONS.get(reason, reason)
+
+
+_SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling",
+                      "BindingConditionsPending": "Scheduling", "Preempted": "Preempting"}
+# kube-scheduler records through events.k8s.io/v1 (cmd/kube-scheduler/app/options/options.go:
+# NewEventBroadcasterAdapterWithContext; NewRecorder(scheme, schedulerName) per profile); it runs as
+# kind's static pod on the host network, so its hostname is the control-plane node's
+SCHEDULER_EVENTS = EventsApi("kube-scheduler", "kind-control-plane", scheduler_event_action)
+
+# events.k8s.io/v1 Event: core/v1 Event's storage under the newer names, strict validation of its writes
+EVENTS_V1 = ServedVersion(events_v1.EventV1, events_v1.to_storage, events_v1.from_storage,
+                          printer=printers.EVENT_V1, validate=events_v1_errors,
+                          field_selector=events_v1.field_selector_to_storage)
+
 CORE = Family(
     name="core",
     description="core/v1, PriorityClass, PodDisruptionBudget, Lease; the scheduler, kubelet and node "
@@ -108,7 +134,7 @@ CORE = Family(
                   subresources=virtual.POD_SUBRESOURCES),
         KindEntry(Node, NodeStrategy(), printers.NODE, page=node_page.describe_node_page),
         KindEntry(Service, ServiceStrategy(), printers.SERVICE, page=service_page.describe_service_page),
-        KindEntry(Event, EventStrategy(), printers.EVENT),
+        KindEntry(Event, EventStrategy(), printers.EVENT, versions=(EVENTS_V1,)),
         KindEntry(PriorityClass, PriorityClassStrategy(), printers.PRIORITY_CLASS),
         KindEntry(PodDisruptionBudget, PodDisruptionBudgetStrategy(), printers.POD_DISRUPTION_BUDGET),
         KindEntry(Lease, LeaseStrategy(), printers.LEASE),
@@ -179,7 +205,7 @@ CORE = Family(
                        user=kcm_account("node-controller")),
         ControllerSpec("scheduler", "binds pending pods to nodes (simulated kube-scheduler)",
                        "kbatch.controllers.scheduler:setup", source="default-scheduler",
-                       user="system:kube-scheduler"),
+                       user="system:kube-scheduler", events=SCHEDULER_EVENTS),
         ControllerSpec("kubelet", "runs bound pods on simulated nodes (KWOK-style)",
                        "kbatch.controllers.kubelet:setup"),
         ControllerSpec("disruption",

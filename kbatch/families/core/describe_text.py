@@ -18,8 +18,8 @@ from kbatch.api.base import parse_time
 from kbatch.api.humanize import age
 from kbatch.api.tabwriter import tabwrite
 
-__all__ = ["annotation_lines", "controlled_by", "events_about", "events_table", "map_lines", "multiline",
-           "page_and_events", "rfc1123z"]
+__all__ = ["annotation_lines", "controlled_by", "event_sort_time", "events_about", "events_table",
+           "map_lines", "multiline", "page_and_events", "rfc1123z"]
 
 Obj = dict[str, Any]
 _SKIP_ANNOTATIONS = {"kubectl.kubernetes.io/last-applied-configuration"}
@@ -89,12 +89,21 @@ def page_and_events(lines: list[str], events: list[Obj], now: datetime) -> str:
     return f"{tabwrite(chr(10).join(lines))}\n{events_table(events, now)}"
 
 
+def event_sort_time(event: Obj) -> datetime:
+    """When an Event last happened, as kubectl sorts them (``SortableEvents``'s ``eventTime``,
+    ``kubectl/pkg/util/event``): a series' ``lastObservedTime``, else ``lastTimestamp``, else
+    ``eventTime`` (an events.k8s.io singleton has no ``lastTimestamp``)."""
+    series = event.get("series") or {}
+    when = series.get("lastObservedTime") or event.get("lastTimestamp") or event.get("eventTime")
+    return parse_time(when or "0001-01-01T00:00:00Z")
+
+
 def events_table(events: list[Obj], now: datetime) -> str:
     """kubectl's ``DescribeEvents``, aligned by its own tabwriter."""
     if not events:
         return tabwrite("Events:\t<none>")
     lines = ["Events:", "  Type\tReason\tAge\tFrom\tMessage", "  ----\t------\t----\t----\t-------"]
-    for e in sorted(events, key=lambda e: parse_time(e.get("lastTimestamp") or "0001-01-01T00:00:00Z")):
+    for e in sorted(events, key=event_sort_time):
         first = age(e["eventTime"], now) if e.get("eventTime") else age(e.get("firstTimestamp"), now)
         series, count = e.get("series"), e.get("count") or 0
         if series:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kbatch.api import events_v1
 from kbatch.api.humanize import age
 from kbatch.api.printing import (
     AGE,
@@ -26,7 +27,7 @@ from kbatch.api.printing import (
 )
 from kbatch.families.core.pod_printer import pod_cells
 
-__all__ = ["CONFIG_MAP", "EVENT", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
+__all__ = ["CONFIG_MAP", "EVENT", "EVENT_V1", "LEASE", "NAMESPACE", "NODE", "PERSISTENT_VOLUME_CLAIM", "POD",
            "POD_DISRUPTION_BUDGET", "POD_TEMPLATE", "PRIORITY_CLASS", "RUNTIME_CLASS", "SECRET", "SERVICE",
            "SERVICE_ACCOUNT"]
 
@@ -130,6 +131,15 @@ EVENT = Printer((Column("Last Seen"), Column("Type"), Column("Reason"), Column("
                  Column("Subobject", priority=1), Column("Source", priority=1), Column("Message"),
                  Column("First Seen", priority=1), Column("Count", priority=1),
                  Column("Name", format="name", priority=1)), _event_cells)
+
+# events.k8s.io/v1: the same columns (upstream's events.k8s.io storage prints the internal Event with
+# ``printEvent``), read from the stored form
+def _event_v1_cells(ev: Obj, now: datetime) -> list[Any]:
+    return _event_cells(events_v1.to_storage(ev), now)
+
+
+EVENT_V1 = Printer(EVENT.columns, _event_v1_cells)
+
 
 def _priority_class_cells(pc: Obj, now: datetime) -> list[Any]:
     return [name_of(pc), pc.get("value", 0), bool(pc.get("globalDefault")), creation_age(pc, now),

@@ -22,10 +22,29 @@ from kbatch.api.features import FeatureSpec, Stage
 from kbatch.api.jobset_v1alpha2 import JobSet
 from kbatch.api.strategies.jobset import JobSetStrategy
 from kbatch.families.core.generic_page import generic_page
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    EventsApi,
+    Family,
+    JobIntegration,
+    KindEntry,
+)
 from kbatch.families.jobset import printers
 
 __all__ = ["JOBSET"]
+
+
+def jobset_event_action(reason: str) -> str:
+    """JobSet v0.12.0 records every event with the action ``Reconciling``
+    (``pkg/controllers/jobset_controller.go``, ``volume_claim_policy.go``)."""
+    return "Reconciling"
+
+
+# main.go: mgr.GetEventRecorder("jobset"), controller-runtime v0.24's events.k8s.io/v1 recorder (RBAC
+# events.k8s.io in config/components/rbac/role.yaml); the manager's hostname is its pod's, which
+# upstream suffixes with a ReplicaSet hash and a random string: kbatch uses the Deployment's name
+JOBSET_EVENTS = EventsApi("jobset-controller-manager", "jobset-controller-manager", jobset_event_action)
 
 _FEATURES = "kubernetes-sigs/jobset v0.12.0 pkg/features/features.go"
 _HOOKS = "kbatch.controllers.jobset."
@@ -49,7 +68,8 @@ JOBSET = Family(
         ControllerSpec("jobset", "runs JobSets: child Jobs, headless Service, policies, restarts",
                        "kbatch.controllers.jobset:setup", aliases=("jobset-controller",), source="jobset",
                        # config/default: namespace jobset-system, namePrefix jobset-, SA controller-manager
-                       user="system:serviceaccount:jobset-system:jobset-controller-manager"),
+                       user="system:serviceaccount:jobset-system:jobset-controller-manager",
+                       events=JOBSET_EVENTS),
     ),
     feature_gates=(
         FeatureSpec(c.GATE_IN_PLACE_RESTART, False, Stage.ALPHA, source=_FEATURES),

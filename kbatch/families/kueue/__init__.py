@@ -28,12 +28,35 @@ from kbatch.api.printing import Printer
 from kbatch.api.strategies.kueue import strategy_for
 from kbatch.api.versions import ServedVersion
 from kbatch.families.core.generic_page import generic_page
-from kbatch.families.family import AdmissionPlugin, ControllerSpec, Family, JobIntegration, KindEntry
+from kbatch.families.family import (
+    AdmissionPlugin,
+    ControllerSpec,
+    EventsApi,
+    Family,
+    JobIntegration,
+    KindEntry,
+)
 from kbatch.families.kueue import printers
 from kbatch.families.kueue.gates import KUEUE_GATES
 from kbatch.families.kueue.visibility import VISIBILITY
 
 __all__ = ["KUEUE"]
+
+
+def kueue_event_action(reason: str) -> str:
+    """The action Kueue v0.19.2 records with a reason: the reason itself but for the calls that pass
+    another (``provisioning/controller.go`` ``Created``, ``jobs/pod/pod_controller.go``
+    ``Admission``, ``scheduler/scheduler.go`` ``Replaced``, ``failurerecovery`` ``ForcefulTermination``,
+    ``tas/node_controller.go`` ``PodTerminated``)."""
+    return _KUEUE_ACTIONS.get(reason, reason)
+
+
+_KUEUE_ACTIONS = {"ProvisioningRequestCreated": "Created", "WorkloadNameConflict": "Admission",
+                  "WorkloadSliceReplaced": "Replaced", "KueueForcefullyDeleted": "ForcefulTermination",
+                  "PodTerminatedByKueue": "PodTerminated"}
+# cmd/kueue/main.go and the controllers' setup: mgr.GetEventRecorder(...), controller-runtime v0.24's
+# events.k8s.io/v1 recorder, one broadcaster per manager; hostname: see JobSet's (the Deployment's name)
+KUEUE_EVENTS = EventsApi("kueue-controller-manager", "kueue-controller-manager", kueue_event_action)
 
 
 def _v1beta1(kind: str, printer: Printer | None) -> tuple[ServedVersion, ...]:
@@ -100,6 +123,7 @@ KUEUE = Family(
             source="kueue-admission",
             # config/default: namespace kueue-system, namePrefix kueue-, SA controller-manager
             user="system:serviceaccount:kueue-system:kueue-controller-manager",
+            events=KUEUE_EVENTS,
         ),
     ),
     feature_gates=KUEUE_GATES,

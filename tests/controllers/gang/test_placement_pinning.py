@@ -28,7 +28,15 @@ upstream's scheduling cycle does for every FitError (``schedule_one.go``): group
 6, never schedulable) keeps its FailedScheduling counts, but each message gains the PostFilter part,
 "... minMember of group: 6. preemption: 0/6 nodes are available: 6 Preemption is not helpful for
 scheduling., PodGroup default/h gets rejected due to Pod h-0 is unschedulable even after PostFilter";
-every binding (pod, node, second) is unchanged."""
+every binding (pod, node, second) is unchanged.
+
+Both digests were re-recorded when the scheduler began recording through events.k8s.io/v1, as
+kube-scheduler does (client-go ``tools/events``): an Event line now counts its occurrences by its
+``series`` (the stored count: written at the second occurrence and at the broadcaster's sweeps), events
+are keyed by the pod's resourceVersion (a pod whose status was written between two failures gets a
+new Event) and not by the note (a later message on the same key joins the first one's series, so
+fewer distinct messages are stored). Every binding (pod, node, second) is unchanged, checked against
+the previous code's trace under both APIs."""
 
 from __future__ import annotations
 
@@ -47,8 +55,8 @@ GROUPS = [("a", 4, 4, 4, 40), ("b", 8, 8, 2, 25), ("c", 3, 3, 8, 30), ("d", 6, 5
 SOLO = [("solo-0", 4, 33), ("solo-1", 8, 12), ("solo-2", 2, 60)]
 
 DIGESTS = {
-    "coscheduling": "7ec63756c8bfa23f9082b28d9c6986634791ed666fb18fdf60e7549fda23c20d",
-    "native": "0d3e58b9166f19252022fe895be8ff0a039ac8230b66d242b204fd110b465797",
+    "coscheduling": "b135c008d4e487ae8e99331f4dd1ca624e9d714aa744c979b3a3f62c15075506",
+    "native": "08e364d0354cd843fcd09115546235b028c5eb11c05998be81a20408b515ad53",
 }
 
 
@@ -79,8 +87,8 @@ def trace(api: str) -> list[str]:
                 lines.append(f"{second} {p.metadata.name} {p.spec.node_name}")
         cp.advance(1)
     events = cp.client.list(Event, "default").items
-    lines += sorted(f"{e.involved_object.name} {e.count} {e.message}" for e in events
-                    if e.reason == "FailedScheduling")
+    lines += sorted(f"{e.involved_object.name} {e.series.count if e.series else 1} {e.message}"
+                    for e in events if e.reason == "FailedScheduling")
     return lines
 
 

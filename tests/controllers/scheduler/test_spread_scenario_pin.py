@@ -19,7 +19,10 @@ Re-recorded (trace only; placements equal) when it began to hold the whole boots
 StorageClass ``standard`` (the default-storage-class add-on, docs/storage.md): more writes at start.
 Re-recorded (trace only; placements equal) when nodes registered with kind's addresses, one per node
 (172.18.0.2, .3, ...: kbatch/sim/nodes.py) instead of one shared 10.0.0.1; node IPAM and pod
-addresses are off by default, so no pod status changed."""
+addresses are off by default, so no pod status changed.
+Re-recorded (trace only; placements equal) when the scheduler began recording through events.k8s.io/v1
+as kube-scheduler does (client-go tools/events: eventTime, reportingController/Instance, action, a
+repeat a series written at its second occurrence and at the broadcaster's sweeps, no count)."""
 
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from .spread_scenario import placement_digest, placements, run
 
 PLACEMENTS = "b801b3117180d79a9220d42f3880730226dbbd96f4929e49416b084e889e9147"
 # TRACE re-recorded when the API server began writing default/kubernetes's Endpoints and EndpointSlice
-TRACE = "ee31d778530a5fadd9c44cebc2db1951289a834127595f127d81ade250ba45a4"
+TRACE = "857516a5ac8c83931a3cbffb05cd8387853a1a041eee5aa7db69c5d0740cb976"
 
 
 def test_mid_size_spread_scenario_places_every_pod_as_pinned() -> None:

@@ -12,6 +12,7 @@ from kbatch.api.core_v1 import Event, Namespace, NamespaceSpec, NamespaceStatus,
 from kbatch.api.errors import FieldError
 from kbatch.api.model_copy import copy_model
 from kbatch.api.scheduling_v1 import PriorityClass
+from kbatch.api.strategies.core.events import legacy_errors
 from kbatch.api.strategies.core.pod_validation import PREEMPTION_POLICIES
 from kbatch.api.strategies.core.scheduling_validation import validate_taints
 from kbatch.api.strategy import DefaultStrategy
@@ -236,17 +237,15 @@ def _drop_type_dependent_fields(new: Service, old: Service) -> None:
 
 
 class EventStrategy(DefaultStrategy):
-    """core/v1 Events: no status; the involved object's namespace must be the event's."""
+    """core/v1 Events: no status; upstream's legacy validation."""
 
     has_generation = False  # upstream's strategy sets no metadata.generation
     has_status = False
 
     def validate(self, obj: Event) -> list[FieldError]:  # type: ignore[override]
-        involved = obj.involved_object.namespace
-        if involved and involved != obj.metadata.namespace:
-            return [FieldError.invalid("involvedObject.namespace", involved,
-                                       "does not match event.namespace")]
-        return []
+        """upstream ``legacyValidateEvent`` (:mod:`.events`); events.k8s.io/v1 writes add the strict
+        rules at the version's seam (``ServedVersion.validate``)."""
+        return legacy_errors(obj)
 
     def spec_changed(self, new: Event, old: Event) -> bool:  # type: ignore[override]
         return False

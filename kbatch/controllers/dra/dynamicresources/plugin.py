@@ -782,7 +782,7 @@ class DynamicResources:
         recorder = getattr(self.handle, "recorder", None)
         if recorder is not None:
             recorder.event(
-                _pod_ref(pod), "Normal", "BindingConditionsPending",
+                self._pod_ref(pod), "Normal", "BindingConditionsPending",
                 f"waiting for binding conditions for device on node {node_name}",
             )
         data.deadline = self._now() + self.binding_timeout
@@ -859,6 +859,12 @@ class DynamicResources:
         if error:
             return True
         return not ready and claim_timed_out(claim, self.binding_timeout, self._now_datetime())
+
+    def _pod_ref(self, pod: Any) -> ObjectRef:
+        """``fh.EventRecorder().Eventf(pod, ...)``'s regarding: the scheduler's reference (the pod's
+        resourceVersion included), or the plain one without a running scheduler."""
+        scheduler = getattr(self.handle, "scheduler", None)
+        return scheduler.pod_reference(pod) if scheduler is not None else _plain_pod_ref(pod)
 
     def _now(self) -> float:
         clock = self.handle.clock
@@ -1111,7 +1117,7 @@ def _single_node(selector: NodeSelector | None) -> str | None:
     return None
 
 
-def _pod_ref(pod: Any) -> ObjectRef:
+def _plain_pod_ref(pod: Any) -> ObjectRef:
     return ObjectRef("Pod", "v1", pod.name, pod.namespace, pod.uid)
 
 
