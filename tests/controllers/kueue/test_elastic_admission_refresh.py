@@ -119,10 +119,14 @@ def _scaled_up(first: dict[str, Any], second: dict[str, Any]) -> list[Pod]:
     w.apply(elastic_job("e", 1))
     w.cp.run_until_idle()
     _ready(w, slices(w, "e")[0], [{"name": "main", **first}])
+    before = {p.metadata.name for p in live_pods(w, "e")}
     scale(w, "e", 2)
     _ready(w, slices(w, "e")[-1], [{"name": "main", **second}])
     assert [x.status.admission is not None for x in slices(w, "e")] == [True, True]
-    return sorted(live_pods(w, "e"), key=lambda p: p.metadata.creation_timestamp)
+    # both pods may be created in one virtual second, and their generated names are random: the
+    # pod that existed before the scale-up is the older
+    return sorted(live_pods(w, "e"),
+                  key=lambda p: (p.metadata.creation_timestamp, p.metadata.name not in before))
 
 
 def test_a_scale_up_pod_is_ungated_with_the_new_slices_check_updates() -> None:
