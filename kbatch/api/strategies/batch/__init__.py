@@ -18,11 +18,8 @@ the old object); status writes go through ``validate_status_update``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from kbatch.api import batch_constants as bc
 from kbatch.api.batch_v1 import CronJob, Job, JobSpec
-from kbatch.api.core_v1 import PodSpec
 from kbatch.api.errors import FieldError
 from kbatch.api.gates import drop_disabled_job_fields, restart_all_allowed
 from kbatch.api.meta import LabelSelector, ObjectMeta
@@ -41,11 +38,7 @@ from kbatch.api.strategies.batch.warnings import (
     job_warnings_on_update,
 )
 from kbatch.api.strategies.core import default_pod_spec
-from kbatch.api.strategies.core.container_validation import restart_all_refusals
 from kbatch.api.strategy import DefaultStrategy, GateBound
-
-if TYPE_CHECKING:
-    from kbatch.api.features import FeatureGates
 
 __all__ = [
     "CronJobStrategy",
@@ -186,12 +179,10 @@ class JobStrategy(GateBound, DefaultStrategy):
         drop_disabled_job_fields(new.spec, old.spec, self.gates)
 
     def validate(self, obj: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job(obj, job_validation_options(obj)) + _restart_all_refusals(
-            self.gates, obj.spec.template.spec, None, "spec.template.spec")
+        return validate_job(obj, job_validation_options(obj, None, self.gates))
 
     def validate_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
-        return validate_job_update(new, old, self.gates) + _restart_all_refusals(
-            self.gates, new.spec.template.spec, old.spec.template.spec, "spec.template.spec")
+        return validate_job_update(new, old, self.gates)
 
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:  # type: ignore[override]
         return validate_job_status_update(new, old)
@@ -201,23 +192,6 @@ class JobStrategy(GateBound, DefaultStrategy):
 
     def warnings_on_update(self, new: Job, old: Job) -> list[str]:  # type: ignore[override]
         return job_warnings_on_update(new, old)
-
-
-def _restart_all_refusals(gates: FeatureGates | None, spec: PodSpec | None, stored: PodSpec | None,
-                          path: str) -> list[FieldError]:
-    """A pod template's ``RestartAllContainers`` rules while RestartAllContainersOnContainerExits is
-    off and the stored template does not use them (``GetValidationOptionsFromPodTemplate``'s
-    ``AllowRestartAllContainers``, which the Job and CronJob strategies both ask)."""
-    if spec is None or restart_all_allowed(gates, stored):
-        return []
-    return restart_all_refusals(spec.init_containers, spec.containers, path)
-
-
-CRONJOB_POD_SPEC = "spec.jobTemplate.spec.template.spec"
-
-
-def _cronjob_pod_spec(cronjob: CronJob) -> PodSpec | None:
-    return cronjob.spec.job_template.spec.template.spec
 
 
 class CronJobStrategy(GateBound, DefaultStrategy):
@@ -235,12 +209,11 @@ class CronJobStrategy(GateBound, DefaultStrategy):
         obj.metadata.generation = 1
 
     def validate(self, obj: CronJob) -> list[FieldError]:  # type: ignore[override]
-        return validate_cronjob(obj) + _restart_all_refusals(
-            self.gates, _cronjob_pod_spec(obj), None, CRONJOB_POD_SPEC)
+        return validate_cronjob(obj, restart_all_allowed(self.gates, None))
 
     def validate_update(self, new: CronJob, old: CronJob) -> list[FieldError]:  # type: ignore[override]
-        return validate_cronjob_update(new, old) + _restart_all_refusals(
-            self.gates, _cronjob_pod_spec(new), _cronjob_pod_spec(old), CRONJOB_POD_SPEC)
+        stored = old.spec.job_template.spec.template.spec
+        return validate_cronjob_update(new, old, restart_all_allowed(self.gates, stored))
 
     def warnings_on_create(self, obj: CronJob) -> list[str]:  # type: ignore[override]
         return cronjob_warnings_on_create(obj)

@@ -75,7 +75,8 @@ def _validate_concurrency_policy(policy: str | None, path: str) -> Errors:
     return []
 
 
-def _validate_cronjob_spec(spec: CronJobSpec, old: CronJobSpec | None, path: str = "spec") -> Errors:
+def _validate_cronjob_spec(spec: CronJobSpec, old: CronJobSpec | None, restart_all: bool,
+                          path: str = "spec") -> Errors:
     errs: Errors = []
     if not spec.schedule:
         errs.append(FieldError.required(f"{path}.schedule"))
@@ -87,22 +88,23 @@ def _validate_cronjob_spec(spec: CronJobSpec, old: CronJobSpec | None, path: str
         errs += _validate_time_zone(spec.time_zone, f"{path}.timeZone")
     errs += _validate_concurrency_policy(spec.concurrency_policy, f"{path}.concurrencyPolicy")
     errs += validate_job_template_spec(spec.job_template, f"{path}.jobTemplate",
-                                       old.job_template if old is not None else None)
+                                       old.job_template if old is not None else None, restart_all)
     errs += _non_negative(spec.successful_jobs_history_limit, f"{path}.successfulJobsHistoryLimit")
     errs += _non_negative(spec.failed_jobs_history_limit, f"{path}.failedJobsHistoryLimit")
     return errs
 
 
-def validate_cronjob(cronjob: CronJob) -> Errors:
+def validate_cronjob(cronjob: CronJob, restart_all: bool = True) -> Errors:
     """``ValidateCronJobCreate``; names are capped at 52 characters because the controller appends
-    an 11-character ``-<minutes>`` suffix to make Job names."""
-    errs = _validate_cronjob_spec(cronjob.spec, None)
+    an 11-character ``-<minutes>`` suffix to make Job names. ``restart_all``: the job template's
+    ``AllowRestartAllContainers`` (:func:`kbatch.api.gates.restart_all_allowed`)."""
+    errs = _validate_cronjob_spec(cronjob.spec, None, restart_all)
     name = cronjob.metadata.name or ""
     if len(name) > bc.MAX_CRONJOB_NAME_LENGTH:
         errs.append(FieldError.invalid("metadata.name", name, "must be no more than 52 characters"))
     return errs
 
 
-def validate_cronjob_update(new: CronJob, old: CronJob) -> Errors:
+def validate_cronjob_update(new: CronJob, old: CronJob, restart_all: bool = True) -> Errors:
     """``ValidateCronJobUpdate`` (no name-length rule, so old long names stay updatable)."""
-    return _validate_cronjob_spec(new.spec, old.spec)
+    return _validate_cronjob_spec(new.spec, old.spec, restart_all)

@@ -14,7 +14,7 @@ Go's ``%#v``; kbatch prints them as JSON.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from kbatch.api import batch_constants as bc
@@ -34,6 +34,7 @@ from kbatch.api.gates import (
     MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS,
     MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS,
     gate_on,
+    restart_all_allowed,
 )
 from kbatch.api.go_quote import go_quote_list
 from kbatch.api.meta import LabelSelector, ObjectMeta
@@ -122,11 +123,13 @@ def _selector_matches(sel: LabelSelector | None, labels: dict[str, str] | None) 
 # --- the pod template, owned by the core strategies ------------------------------------------
 
 
-def _pod_template_errors(job_spec: JobSpec, path: str, old: PodTemplateSpec | None = None) -> Errors:
+def _pod_template_errors(job_spec: JobSpec, path: str, old: PodTemplateSpec | None = None,
+                         restart_all: bool = True) -> Errors:
     """``ValidatePodTemplateSpec`` from the core strategies, when available; on update (``old``, the
     stored template) with the pod validation options computed from it, as upstream's Job and CronJob
     strategies do (pkg/registry/batch/job/strategy.go ``validationOptionsForJob``,
-    pkg/registry/batch/cronjob/strategy.go, both through ``GetValidationOptionsFromPodTemplate``)."""
+    pkg/registry/batch/cronjob/strategy.go, both through ``GetValidationOptionsFromPodTemplate``);
+    ``restart_all``: its ``AllowRestartAllContainers`` (:func:`kbatch.api.gates.restart_all_allowed`)."""
     try:
         from kbatch.api.strategies.core import validate_pod_template_spec  # type: ignore[import-not-found]
         from kbatch.api.strategies.core.pod_validation_options import STRICT, options_from_old
@@ -136,6 +139,8 @@ def _pod_template_errors(job_spec: JobSpec, path: str, old: PodTemplateSpec | No
         opts = STRICT
     else:
         opts = options_from_old(old.spec, old.metadata.annotations if old.metadata is not None else None)
+    if not restart_all:
+        opts = replace(opts, allow_restart_all_containers=False)
     return list(validate_pod_template_spec(job_spec.template, path, opts))
 
 
@@ -171,6 +176,9 @@ class JobValidationOptions:
     require_prefixed_labels: bool = True
     allow_mutable_scheduling_directives: bool = False
     allow_mutable_pod_resources: bool = False
+    # the template's RestartAllContainers rule action (KEP-5532): the gate, or a stored template
+    # already using it (``GetValidationOptionsFromPodTemplate``'s ``AllowRestartAllContainers``)
+    allow_restart_all_containers: bool = True
     # the stored Job's pod template on update: its ``PodValidationOptions``
     # (``GetValidationOptionsFromPodTemplate``) relax the rules it already broke
     old_template: PodTemplateSpec | None = None
@@ -180,9 +188,10 @@ def job_validation_options(new: Job, old: Job | None = None,
                            gates: FeatureGates | None = None) -> JobValidationOptions:
     """``validationOptionsForJob``: prefixed labels are required unless an old Job lacked them; the
     template's scheduling directives and container resources are mutable while the stored Job is
-    suspended (:func:`suspended_for_template_changes`)."""
+    suspended (:func:`suspended_for_template_changes`); the RestartAllContainers action needs its
+    gate or a stored template already using it."""
     if old is None:
-        return JobValidationOptions()
+        return JobValidationOptions(allow_restart_all_containers=restart_all_allowed(gates, None))
     old_labels = _template_labels(old.spec) or {}
     return JobValidationOptions(
         require_prefixed_labels=bc.JOB_NAME_LABEL in old_labels and bc.CONTROLLER_UID_LABEL in old_labels,
@@ -190,6 +199,7 @@ def job_validation_options(new: Job, old: Job | None = None,
             old, safely=gate_on(gates, MUTABLE_SCHEDULING_DIRECTIVES_FOR_SUSPENDED_JOBS)),
         allow_mutable_pod_resources=gate_on(gates, MUTABLE_POD_RESOURCES_FOR_SUSPENDED_JOBS)
         and suspended_for_template_changes(old, safely=True),
+        allow_restart_all_containers=restart_all_allowed(gates, old.spec.template.spec),
         old_template=old.spec.template,
     )
 
@@ -512,8 +522,8 @@ def _validate_restart_policy(spec: JobSpec, path: str) -> Errors:
     return []
 
 
-def _validate_job_spec_common(spec: JobSpec, path: str,
-                              old_template: PodTemplateSpec | None = None) -> Errors:
+def _validate_job_spec_common(spec: JobSpec, path: str, old_template: PodTemplateSpec | None = None,
+                              restart_all: bool = True) -> Errors:
     """Upstream's unexported ``validateJobSpec``: shared by Jobs and CronJob job templates."""
     errs = _validate_counts(spec, path) + _validate_indexed(spec, path)
     if spec.pod_failure_policy is not None:
@@ -521,16 +531,16 @@ def _validate_job_spec_common(spec: JobSpec, path: str,
     if spec.success_policy is not None:
         errs += _validate_success_policy(spec, f"{path}.successPolicy")
     errs += _validate_pod_replacement_policy(spec, f"{path}.podReplacementPolicy")
-    errs += _pod_template_errors(spec, f"{path}.template", old_template)
+    errs += _pod_template_errors(spec, f"{path}.template", old_template, restart_all)
     errs += _validate_restart_policy(spec, path)
     return errs
 
 
-def validate_job_spec(spec: JobSpec, path: str = "spec",
-                      old_template: PodTemplateSpec | None = None) -> Errors:
+def validate_job_spec(spec: JobSpec, path: str = "spec", old_template: PodTemplateSpec | None = None,
+                      restart_all: bool = True) -> Errors:
     """``ValidateJobSpec``: the common rules plus a selector that matches the template labels;
-    ``old_template`` is the stored Job's, on update."""
-    errs = _validate_job_spec_common(spec, path, old_template)
+    ``old_template`` is the stored Job's, on update; ``restart_all``: see :func:`_pod_template_errors`."""
+    errs = _validate_job_spec_common(spec, path, old_template, restart_all)
     if spec.selector is None:
         errs.append(FieldError.required(f"{path}.selector"))
     else:
@@ -589,7 +599,8 @@ def validate_job(job: Job, opts: JobValidationOptions | None = None) -> Errors:
     """``ValidateJob`` (object metadata itself is checked by the API server)."""
     opts = opts or JobValidationOptions()
     errs = _validate_generated_selector(job, opts.require_prefixed_labels)
-    errs += validate_job_spec(job.spec, old_template=opts.old_template)
+    errs += validate_job_spec(job.spec, old_template=opts.old_template,
+                              restart_all=opts.allow_restart_all_containers)
     spec = job.spec
     if spec.scheduling is not None:
         errs += validate_job_scheduling(spec)
@@ -684,7 +695,9 @@ def _validate_completions_update(new: JobSpec, old: JobSpec) -> Errors:
 
 def validate_job_spec_update(new: JobSpec, old: JobSpec, opts: JobValidationOptions) -> Errors:
     """``ValidateJobSpecUpdate`` (which also re-validates the new spec)."""
-    errs = validate_job_spec(new, old_template=opts.old_template) + _validate_completions_update(new, old)
+    errs = validate_job_spec(new, old_template=opts.old_template,
+                             restart_all=opts.allow_restart_all_containers)
+    errs += _validate_completions_update(new, old)
     errs += _immutable(new.selector, old.selector, "spec.selector")
     errs += _validate_template_update(new, old, opts)
     errs += _immutable(new.completion_mode, old.completion_mode, "spec.completionMode")
@@ -710,12 +723,14 @@ def validate_job_update(new: Job, old: Job, gates: FeatureGates | None = None) -
     return _dedupe(errs)
 
 
-def validate_job_template_spec(template: JobTemplateSpec, path: str,
-                               old: JobTemplateSpec | None = None) -> Errors:
+def validate_job_template_spec(template: JobTemplateSpec, path: str, old: JobTemplateSpec | None = None,
+                               restart_all: bool = True) -> Errors:
     """``ValidateJobTemplateSpec``: the common Job spec rules; the selector is always generated.
-    ``old`` is the stored CronJob's job template, on update."""
+    ``old`` is the stored CronJob's job template, on update; ``restart_all``: see
+    :func:`_pod_template_errors`."""
     spec = template.spec
-    errs = _validate_job_spec_common(spec, f"{path}.spec", old.spec.template if old is not None else None)
+    errs = _validate_job_spec_common(spec, f"{path}.spec", old.spec.template if old is not None else None,
+                                     restart_all)
     if spec.selector is not None:
         errs.append(
             FieldError.invalid(

@@ -46,7 +46,6 @@ from kbatch.api.validation import (
 __all__ = [
     "is_valid_port_name",
     "plain_container_valid",
-    "restart_all_refusals",
     "validate_container_common",
     "validate_containers",
     "validate_containers_only_for_pod",
@@ -416,28 +415,6 @@ def _init_restart_policy_errors(c: Container, path: str, restart_all: bool) -> l
                                      "restartPolicyRules are not allowed for init containers with "
                                      "restart policy Always")]
     return []
-
-
-def restart_all_refusals(init: list[Container] | None, containers: list[Container] | None,
-                         path: str) -> list[FieldError]:
-    """What :func:`validate_containers` and :func:`validate_init_containers` refuse beyond their
-    ``restart_all=True`` reading when ``AllowRestartAllContainers`` is off: each
-    ``RestartAllContainers`` action, and rules on a sidecar. For a pod template validated without
-    the option (a Job's, :class:`kbatch.api.strategies.batch.JobStrategy`); an unknown action keeps
-    the longer list of supported values there."""
-    errs: list[FieldError] = []
-    for kind, group in (("initContainers", init), ("containers", containers)):
-        for i, c in enumerate(group or ()):
-            at = index(child(path, kind), i)
-            if kind == "initContainers" and c.restart_policy == "Always" and c.restart_policy_rules:
-                errs += _init_restart_policy_errors(c, at, False)
-                continue
-            rules = child(at, "restartPolicyRules")
-            errs += [FieldError.not_supported(child(index(rules, j), "action"), rule.action,
-                                              RESTART_RULE_ACTIONS)
-                     for j, rule in enumerate(c.restart_policy_rules or ())
-                     if rule.action == "RestartAllContainers"]
-    return errs
 
 
 _INIT_ONLY = "may not be set for init containers without restartPolicy=Always"
