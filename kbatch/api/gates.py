@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kbatch.api.container_restart import may_restart_all
 from kbatch.api.scheduling_v1beta1 import GENERIC_WORKLOAD, WORKLOAD_WITH_JOB
 
 if TYPE_CHECKING:
@@ -97,8 +98,7 @@ def restart_all_allowed(gates: FeatureGates | None, old: PodSpec | None) -> bool
         return True
     if old is None:
         return False
-    return any(r.action == "RestartAllContainers" for c in [*(old.init_containers or ()), *old.containers]
-               for r in c.restart_policy_rules or ()) or any(
+    return may_restart_all([*(old.init_containers or ()), *old.containers]) or any(
         c.restart_policy == "Always" and bool(c.restart_policy_rules) for c in old.init_containers or ())
 
 

@@ -131,8 +131,7 @@ def new_pod_run(pod: Any, bound_at: float, start_delay: float) -> PodRun:
         run.grace = float(spec.termination_grace_period_seconds)
     if spec.readiness_gates:
         run.gates = tuple(g.condition_type for g in spec.readiness_gates)
-    if any(c.restart_policy_rules for c in [*(spec.init_containers or ()), *spec.containers]):
-        run.restart_all = may_restart_all([*(spec.init_containers or ()), *spec.containers])
+    run.restart_all = may_restart_all([*(spec.init_containers or ()), *spec.containers])
     return run
 
 
