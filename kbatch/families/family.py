@@ -139,12 +139,16 @@ class EventsApi:
     core/v1 (``tools/record``): :mod:`kbatch.runtime.events_v1`. ``process`` names the broadcaster it
     shares (one per upstream process: kube-scheduler's profiles share one, as do a controller-runtime
     manager's ``GetEventRecorder`` recorders); ``host`` the hostname its ``reportingInstance`` ends
-    with (``<reportingController>-<host>``); ``action(reason)`` the action upstream passes with each
-    reason its calls record (default: the reason)."""
+    with (``<reportingController>-<host>``); ``actions`` the action upstream passes with a reason,
+    where it is not ``every`` (when set) or else the reason itself (:meth:`action_of`)."""
 
     process: str
     host: str
-    action: Ref | None = None
+    actions: tuple[tuple[str, str], ...] = ()
+    every: str = ""
+
+    def action_of(self, reason: str) -> str:
+        return next((action for known, action in self.actions if known == reason), self.every or reason)
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,7 +43,6 @@ from kbatch.apiserver.identities import component_user, controller_account_name
 from kbatch.apiserver.master_endpoint_reconciler import MasterEndpointReconciler
 from kbatch.apiserver.requester import LOCAL_ADMIN
 from kbatch.families import BUILTIN_FAMILIES, ControllerSpec, Family, compose
-from kbatch.families.family import resolve
 from kbatch.runtime.addons import install_addons, is_new_store
 from kbatch.runtime.apply import Manifests, apply_objects
 from kbatch.runtime.builder import Builder
@@ -213,8 +212,8 @@ class ControlPlane:
         api = self.catalog[name].events if name in self.catalog else None
         if api is None:
             return self.events.recorder(self._event_source(name), client=client)
-        action = resolve(api.action) if api.action else None
-        recorder = self.broadcasters.recorder(api.process, self._event_source(name), api.host, action, client)
+        recorder = self.broadcasters.recorder(api.process, self._event_source(name), api.host, api.action_of,
+                                              client)
         return cast(EventRecorder, recorder)  # ControllerContext.recorder: the same event() surface
 
     def recorder(self, component: str) -> EventRecorder:

@@ -102,22 +102,15 @@ def _plugin(name: str, module: str, weight: int = 0) -> SchedulerPlugin:
     return SchedulerPlugin(name, f"{_PLUGINS}{module}:new", multi_point=True, weight=weight)
 
 
-
-def scheduler_event_action(reason: str) -> str:
-    """The action kube-scheduler records with each reason: ``Binding`` for ``Scheduled``
-    (``pkg/scheduler/schedule_one.go``), ``Scheduling`` for ``FailedScheduling`` (its
-    ``handleSchedulingFailure``) and DRA's ``BindingConditionsPending``
-    (``framework/plugins/dynamicresources``), ``Preempting`` for ``Preempted``
-    (``framework/preemption/executor.go``)."""
-    return _SCHEDULER_ACTIONS.get(reason, reason)
-
-
-_SCHEDULER_ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling",
-                      "BindingConditionsPending": "Scheduling", "Preempted": "Preempting"}
 # kube-scheduler records through events.k8s.io/v1 (cmd/kube-scheduler/app/options/options.go:
 # NewEventBroadcasterAdapterWithContext; NewRecorder(scheme, schedulerName) per profile); it runs as
-# kind's static pod on the host network, so its hostname is the control-plane node's
-SCHEDULER_EVENTS = EventsApi("kube-scheduler", "kind-control-plane", scheduler_event_action)
+# kind's static pod on the host network, so its hostname is the control-plane node's. Its actions:
+# Binding for Scheduled (pkg/scheduler/schedule_one.go), Scheduling for FailedScheduling
+# (handleSchedulingFailure) and DRA's BindingConditionsPending (framework/plugins/dynamicresources),
+# Preempting for Preempted (framework/preemption/executor.go)
+SCHEDULER_EVENTS = EventsApi("kube-scheduler", "kind-control-plane", actions=(
+    ("Scheduled", "Binding"), ("FailedScheduling", "Scheduling"), ("BindingConditionsPending", "Scheduling"),
+    ("Preempted", "Preempting")))
 
 # events.k8s.io/v1 Event: core/v1 Event's storage under the newer names, strict validation of its writes
 EVENTS_V1 = ServedVersion(events_v1.EventV1, events_v1.to_storage, events_v1.from_storage,

@@ -35,16 +35,11 @@ from kbatch.families.jobset import printers
 __all__ = ["JOBSET"]
 
 
-def jobset_event_action(reason: str) -> str:
-    """JobSet v0.12.0 records every event with the action ``Reconciling``
-    (``pkg/controllers/jobset_controller.go``, ``volume_claim_policy.go``)."""
-    return "Reconciling"
-
-
 # main.go: mgr.GetEventRecorder("jobset"), controller-runtime v0.24's events.k8s.io/v1 recorder (RBAC
 # events.k8s.io in config/components/rbac/role.yaml); the manager's hostname is its pod's, which
-# upstream suffixes with a ReplicaSet hash and a random string: kbatch uses the Deployment's name
-JOBSET_EVENTS = EventsApi("jobset-controller-manager", "jobset-controller-manager", jobset_event_action)
+# upstream suffixes with a ReplicaSet hash and a random string: kbatch uses the Deployment's name.
+# Every event has the action Reconciling (pkg/controllers/jobset_controller.go, volume_claim_policy.go)
+JOBSET_EVENTS = EventsApi("jobset-controller-manager", "jobset-controller-manager", every="Reconciling")
 
 _FEATURES = "kubernetes-sigs/jobset v0.12.0 pkg/features/features.go"
 _HOOKS = "kbatch.controllers.jobset."

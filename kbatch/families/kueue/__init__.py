@@ -43,20 +43,15 @@ from kbatch.families.kueue.visibility import VISIBILITY
 __all__ = ["KUEUE"]
 
 
-def kueue_event_action(reason: str) -> str:
-    """The action Kueue v0.19.2 records with a reason: the reason itself but for the calls that pass
-    another (``provisioning/controller.go`` ``Created``, ``jobs/pod/pod_controller.go``
-    ``Admission``, ``scheduler/scheduler.go`` ``Replaced``, ``failurerecovery`` ``ForcefulTermination``,
-    ``tas/node_controller.go`` ``PodTerminated``)."""
-    return _KUEUE_ACTIONS.get(reason, reason)
-
-
-_KUEUE_ACTIONS = {"ProvisioningRequestCreated": "Created", "WorkloadNameConflict": "Admission",
-                  "WorkloadSliceReplaced": "Replaced", "KueueForcefullyDeleted": "ForcefulTermination",
-                  "PodTerminatedByKueue": "PodTerminated"}
 # cmd/kueue/main.go and the controllers' setup: mgr.GetEventRecorder(...), controller-runtime v0.24's
-# events.k8s.io/v1 recorder, one broadcaster per manager; hostname: see JobSet's (the Deployment's name)
-KUEUE_EVENTS = EventsApi("kueue-controller-manager", "kueue-controller-manager", kueue_event_action)
+# events.k8s.io/v1 recorder, one broadcaster per manager; hostname: see JobSet's (the Deployment's
+# name). Kueue v0.19.2 records the reason as the action but for the calls that pass another
+# (provisioning/controller.go Created, jobs/pod/pod_controller.go Admission, scheduler/scheduler.go
+# Replaced, failurerecovery ForcefulTermination, tas/node_controller.go PodTerminated)
+KUEUE_EVENTS = EventsApi("kueue-controller-manager", "kueue-controller-manager", actions=(
+    ("ProvisioningRequestCreated", "Created"), ("WorkloadNameConflict", "Admission"),
+    ("WorkloadSliceReplaced", "Replaced"), ("KueueForcefullyDeleted", "ForcefulTermination"),
+    ("PodTerminatedByKueue", "PodTerminated")))
 
 
 def _v1beta1(kind: str, printer: Printer | None) -> tuple[ServedVersion, ...]:
