@@ -171,7 +171,10 @@ class VersionedBackend:
             return self.inner.patch(info, namespace, name, patch, patch_type, opts, subresource=subresource)
         built_in = not is_custom_resource_group(info.group)
         if patch_type == "strategic" and built_in and spec.served.validate is not None:
-            patch_type = "merge"  # an Event has no list with a merge key: the strategic patch is a merge
+            # a version that validates its own writes (events.k8s.io/v1 Event) takes the read, patch,
+            # update path below, where that validation sees the result; an Event has no list with a
+            # merge key, so its strategic patch is a merge patch
+            patch_type = "merge"
         if patch_type == "strategic" and built_in and isinstance(patch, dict):
             # a built-in group's further version (scheduling.k8s.io/v1alpha3 Workload, PodGroup): the
             # same fields as the storage version, so the strategic patch applies there
