@@ -26,6 +26,7 @@ from kbatch.runtime.predicate import (
 )
 from kbatch.runtime.published import Published, PublishedKey
 from kbatch.runtime.reconcile import Reconciler, Request, Result, TerminalError, reconcile_func
+from kbatch.runtime.recorder import Recorder
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.selection import ControllerInfo, SelectionError, select
 from kbatch.runtime.timers import TimerQueue
@@ -55,6 +56,7 @@ __all__ = [
     "RealClock",
     "ReconcileRecord",
     "Reconciler",
+    "Recorder",
     "Request",
     "ResourceVersionChanged",
     "Result",

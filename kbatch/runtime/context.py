@@ -28,10 +28,10 @@ from kbatch.families import Composition, builtin
 from kbatch.runtime.builder import Builder
 from kbatch.runtime.cache import Cache
 from kbatch.runtime.clock import Clock
-from kbatch.runtime.events import EventRecorder
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.published import Published
+from kbatch.runtime.recorder import Recorder
 from kbatch.runtime.timers import TimerQueue
 
 if TYPE_CHECKING:
@@ -51,9 +51,8 @@ class ControllerContext:
     cache: Cache
     clock: Clock
     rng: random.Random
-    # core/v1's, or an EventsV1Recorder for a component declaring ControllerSpec.events: the same
-    # event()/sibling() calls; its eventf differs (regarding, related, type, reason, action, note)
-    recorder: EventRecorder
+    # core/v1's, or an EventsV1Recorder for a component declaring ControllerSpec.events
+    recorder: Recorder
     manager: Manager
     timers: TimerQueue
     server: APIServer | None = None  # the in-process API server, for controllers that wrap its internals (GC)

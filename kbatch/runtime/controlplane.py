@@ -33,7 +33,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from kbatch.api.registry import Registry
 from kbatch.apiserver.acting_client import ActingClient
@@ -59,6 +59,7 @@ from kbatch.runtime.loop import Loop
 from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.published import Published
+from kbatch.runtime.recorder import Recorder
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import NullTrace, Trace
@@ -206,15 +207,14 @@ class ControlPlane:
             client = self._component_clients[username] = ActingClient(self.server, component_user(username))
         return client
 
-    def _recorder(self, name: str, client: Client) -> EventRecorder:
+    def _recorder(self, name: str, client: Client) -> Recorder:
         """Controller ``name``'s recorder: events.k8s.io/v1 when its spec declares it
         (``ControllerSpec.events``), else core/v1's."""
         api = self.catalog[name].events if name in self.catalog else None
         if api is None:
             return self.events.recorder(self._event_source(name), client=client)
-        recorder = self.broadcasters.recorder(api.process, self._event_source(name), api.host, api.action_of,
-                                              client)
-        return cast(EventRecorder, recorder)  # ControllerContext.recorder: the same event() surface
+        source = self._event_source(name)
+        return self.broadcasters.recorder(api.process, source, api.host, api.action_of, client)
 
     def recorder(self, component: str) -> EventRecorder:
         return self.events.recorder(component)

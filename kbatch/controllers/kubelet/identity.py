@@ -37,6 +37,8 @@ class NodeClients:
         """The kubelet's recorder for ``node`` (``host``: the Events' source host, the controller's
         recorder's when ``None``)."""
         shared = self._ctx.recorder
+        if not isinstance(shared, EventRecorder):  # pkg/kubelet records through tools/record
+            raise TypeError(f"the kubelet records core/v1 Events; its context has a {type(shared).__name__}")
         key = (node, shared.host if host is None else host)
         recorder = self._recorders.get(key)
         if recorder is None:

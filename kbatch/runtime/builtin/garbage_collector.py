@@ -14,7 +14,8 @@ from typing import Any
 from kbatch.apiserver.identities import UserInfo
 from kbatch.apiserver.requester import LOCAL_ADMIN, run_as
 from kbatch.runtime.context import ControllerContext
-from kbatch.runtime.events import EventRecorder, ObjectRef
+from kbatch.runtime.events import ObjectRef
+from kbatch.runtime.recorder import Recorder
 
 __all__ = ["GarbageCollectorStepper", "InvalidNamespaceReporter", "setup"]
 
@@ -46,15 +47,15 @@ class InvalidNamespaceReporter:
     prints it, with the dependent's namespace as the one the owner was looked for in. A class, not a
     closure, so a control-plane image can be pickled."""
 
-    def __init__(self, recorder: EventRecorder) -> None:
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
 
     def __call__(self, dep: Any, ref: Any) -> None:
         ns = dep.namespace or ""
         info = dep.kind.info
         involved = ObjectRef(info.kind, info.api_version, dep.name, dep.namespace, dep.uid)
-        self.recorder.eventf(involved, "Warning", "OwnerRefInvalidNamespace", _MESSAGE,
-                             ref.api_version, ref.kind, ns, ref.name, ref.uid, ns)
+        message = _MESSAGE % (ref.api_version, ref.kind, ns, ref.name, ref.uid, ns)
+        self.recorder.event(involved, "Warning", "OwnerRefInvalidNamespace", message)
 
 
 def setup(ctx: ControllerContext) -> GarbageCollectorStepper:
