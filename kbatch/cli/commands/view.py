@@ -166,6 +166,29 @@ LABEL_COLUMNS = typer.Option(None, "-L", "--label-columns",
                              help="A column per label key (repeat, or comma-separate).")
 
 
+# cli-runtime ``pkg/resource/builder.go`` ``missingResourceError``: what kubectl get -w without a type meets
+MISSING_RESOURCE = ("You must provide one or more resources by argument or filename.\n"
+                    "Example resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n"
+                    "   '<resource> <name>'\n   '<resource>'")
+
+
+def _missing_kind(ctx: typer.Context, watch: bool) -> UserError:
+    """``get`` without a resource type, as kubectl words it (k8s.io/kubectl ``pkg/cmd/get/get.go``
+    ``Complete``): a line on stderr, a blank one, then a usage error naming the parent's ``explain`` and
+    the command's ``-h`` by the running program's command path (cobra's ``CommandPath``, kbatch's here,
+    as the usage errors of ``kbatch/cli/app.py``). The first line keeps ``kubectl api-resources``:
+    kbatch has no such command, kubectl against ``kbatch serve`` has. With ``--watch`` kubectl skips
+    that check and its resource builder refuses instead."""
+    if watch:
+        return UserError(MISSING_RESOURCE)
+    typer.echo('You must specify the type of resource to get. Use "kubectl api-resources" for a complete '
+               "list of supported resources.\n", err=True)
+    parent = ctx.parent.command_path if ctx.parent is not None else "kbatch"
+    return UserError(f'Required resource not specified.\nUse "{parent} explain <resource>" for a detailed '
+                     f"description of that resource (e.g. {parent} explain pods).\n"
+                     f"See '{ctx.command_path} -h' for help and examples")
+
+
 def _raw(ctx: typer.Context, uri: str, kind: str | None, names: list[str] | None) -> None:
     """``get --raw``: kubectl refuses arguments beside it (``get.go`` ``Validate``)."""
     import sys
@@ -213,8 +236,7 @@ def get(ctx: typer.Context, kind: str | None = typer.Argument(None,
         _raw(ctx, raw, kind, names)
         return
     if kind is None:
-        raise UserError('You must specify the type of resource to get. Use "kubectl api-resources" for a '
-                        "complete list of supported resources.")
+        raise _missing_kind(ctx, watch)
 
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
     if template is not None:
