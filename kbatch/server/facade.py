@@ -46,7 +46,8 @@ def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: s
                       feature_gates: str | None = None, addons: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": "*" if controllers is None else controllers,
+                              "clock": clock,
                               "feature_gates": feature_gates, "addons": addons}
     if start is not None:
         kwargs["start"] = start
