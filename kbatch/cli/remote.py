@@ -159,6 +159,10 @@ class HttpBackend:
     def now(self) -> datetime:
         return parse_time(self.clock()["now"])
 
+    def committed_at(self, revision: int) -> datetime:
+        """Not served: a remote watch's table is the server's (kbatch/server/watch.py)."""
+        return self.now()
+
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts),
                           warnings=opts.warnings)

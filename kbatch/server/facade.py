@@ -212,6 +212,9 @@ class ControlPlaneBackend:
     def now(self) -> datetime:
         return self.control_plane.now()
 
+    def committed_at(self, revision: int) -> datetime:
+        return self.control_plane.committed_at(revision)  # type: ignore[no-any-return]
+
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         with field_manager(opts.field_manager):
             out, warnings = self._api.create(body, namespace=self._ns(info, namespace),

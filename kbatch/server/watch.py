@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import Expired, StatusError
@@ -95,6 +96,7 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
         return lambda event: event
     printer = rp.spec.table_printer
     include = req.param("includeObject") or "Metadata"
+    opened = backend.now()
 
     def to_table(event: dict[str, Any]) -> dict[str, Any]:
         obj = event.get("object") or {}
@@ -102,12 +104,25 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
             return event
         if include == "Object":  # as a plain watch event carries it (EncodedEvents.line)
             obj = with_wire_zeros(obj)
-        table = build_table([obj], printer, backend.now(),
+        table = build_table([obj], printer, _sent_at(backend, obj, opened),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})
         return {"type": event["type"], "object": table}
 
     return to_table
+
+
+def _sent_at(backend: Backend, obj: dict[str, Any], opened: datetime) -> datetime:
+    """The instant kube-apiserver would have sent this event's row at, whose cells it fills as it
+    sends it (k8s.io/apiserver ``pkg/endpoints/handlers/watch.go`` transforms each event on its way
+    out; the printers' ages are ``time.Since``): at once, so when the change was committed, or when
+    the watch opened for the events it starts with (the initial state, or history replayed from an
+    older ``resourceVersion``). Virtual time may have moved on since (the changes an ``advance``
+    makes are sent once it returns); the cells are not measured against that later now."""
+    rv = _rv(obj)
+    if not rv.isdigit():
+        return backend.now()
+    return max(opened, backend.committed_at(int(rv)))
 
 
 async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: Any, receive: Any,
