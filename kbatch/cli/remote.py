@@ -160,8 +160,8 @@ class HttpBackend:
         return parse_time(self.clock()["now"])
 
     def committed_at(self, revision: int) -> datetime:
-        """Not served: a remote watch's table is the server's (kbatch/server/watch.py)."""
-        return self.now()
+        answer = self._call("GET", "/apis/kbatch.dev/v1alpha1/clock", params={"revision": str(revision)})
+        return datetime.fromisoformat(answer["committedAt"])
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts),

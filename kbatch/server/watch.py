@@ -22,7 +22,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from kbatch.api.errors import Expired, StatusError
@@ -32,7 +31,7 @@ from kbatch.server.handlers import encode_event
 from kbatch.server.http import Request
 from kbatch.server.list_options import validate_watch_request
 from kbatch.server.routing import ResourcePath
-from kbatch.server.table import build_table, table_accepted
+from kbatch.server.table import build_table, sent_at, table_accepted
 
 __all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch"]
 
@@ -104,25 +103,12 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
             return event
         if include == "Object":  # as a plain watch event carries it (EncodedEvents.line)
             obj = with_wire_zeros(obj)
-        table = build_table([obj], printer, _sent_at(backend, obj, opened),
+        table = build_table([obj], printer, sent_at(backend, obj, opened),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})
         return {"type": event["type"], "object": table}
 
     return to_table
-
-
-def _sent_at(backend: Backend, obj: dict[str, Any], opened: datetime) -> datetime:
-    """The instant kube-apiserver would have sent this event's row at, whose cells it fills as it
-    sends it (k8s.io/apiserver ``pkg/endpoints/handlers/watch.go`` transforms each event on its way
-    out; the printers' ages are ``time.Since``): at once, so when the change was committed, or when
-    the watch opened for the events it starts with (the initial state, or history replayed from an
-    older ``resourceVersion``). Virtual time may have moved on since (the changes an ``advance``
-    makes are sent once it returns); the cells are not measured against that later now."""
-    rv = _rv(obj)
-    if not rv.isdigit():
-        return backend.now()
-    return max(opened, backend.committed_at(int(rv)))
 
 
 async def serve_watch(backend: Backend, req: Request, rp: ResourcePath, send: Any, receive: Any,
