@@ -92,10 +92,11 @@ def report(label: str, env: dict[str, str], runs: int) -> None:
 
 def importtime(env: dict[str, str], top: int = 15) -> None:
     port = _free_port()
-    with tempfile.TemporaryDirectory(prefix="kbatch-startup-") as state:
+    with tempfile.TemporaryDirectory(prefix="kbatch-startup-") as state, \
+            tempfile.TemporaryFile("w+") as log:  # a file: importtime's lines would fill a pipe and stall it
         proc = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "kbatch.cli", "serve", "--state",
                                  state, "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
+                                stderr=log, text=True)
         with httpx.Client(timeout=1.0) as http:
             while True:
                 try:
@@ -104,13 +105,17 @@ def importtime(env: dict[str, str], top: int = 15) -> None:
                 except httpx.TransportError:
                     time.sleep(0.01)
         proc.terminate()
-        _, err = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
+        log.seek(0)
+        err = log.read()
     rows = []
     for line in err.splitlines():
         if line.startswith("import time:") and "self [us]" not in line:
-            own, _cumulative, name = line.removeprefix("import time:").split("|")
-            rows.append((int(own), name.strip()))
-    print(f"imports: {len(rows)} modules, {sum(r[0] for r in rows) / 1e6:.3f} s of their own time; slowest:")
+            own_us, _cumulative, name = line.removeprefix("import time:").split("|")
+            rows.append((int(own_us), name.strip()))
+    ours = sum(1 for _, name in rows if name == "kbatch" or name.startswith("kbatch."))
+    print(f"imports: {len(rows)} modules ({ours} of kbatch), {sum(r[0] for r in rows) / 1e6:.3f} s of their "
+          "own time; slowest:")
     for own, name in sorted(rows, reverse=True)[:top]:
         print(f"  {own / 1e3:7.1f} ms  {name}")
 

@@ -30,6 +30,7 @@ __all__ = [
     "SharedFieldsSet",
     "Time",
     "format_micro_time",
+    "format_nano_time",
     "format_time",
     "parse_time",
     "private_fields_set",
@@ -102,6 +103,15 @@ def format_micro_time(value: datetime) -> str:
     if utc.year < 1000:
         return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
+def format_nano_time(value: datetime) -> str:
+    """Go's ``time.RFC3339Nano`` in UTC: the fraction only when there is one, its trailing zeros cut
+    (``…T00:00:00.5Z``, ``…T00:00:03Z``); Python keeps microseconds, so at most six digits."""
+    text = value.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+    whole, _, fraction = text.partition(".")
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"
 
 
 def _time_schema(serialize: Any) -> CoreSchema:

@@ -53,7 +53,8 @@ def _global(ctx: typer.Context,
                 help="Keep the state in etcd (http://HOST:PORT,...), shared with `kbatch serve "
                      "--etcd-servers` processes, whose elected leader runs the controllers."),
             controllers: str | None = typer.Option(None, "--controllers", envvar="KBATCH_CONTROLLERS",
-                                                   help="Controllers: '*', '*,-podgc', 'job,kubelet'."),
+                                                   help="Controllers: '*', '*,-podgc', 'job,kubelet'; "
+                                                        "'' none."),
             token: str | None = typer.Option(None, "--token", envvar="KBATCH_TOKEN",
                                              help="Bearer token for --server."),
             namespace: str | None = typer.Option(None, "-n", "--namespace",
@@ -90,7 +91,7 @@ def _global(ctx: typer.Context,
     _check_controllers(controllers)
     _check_feature_gates(feature_gates)
     ctx.obj = GlobalOptions(state=state, server=server or None, etcd_servers=etcd_servers or None,
-                            controllers=controllers or None, token=token,
+                            controllers=controllers, token=token,
                             namespace=namespace or None, feature_gates=feature_gates,
                             enable_admission_plugins=enable_admission,
                             disable_admission_plugins=disable_admission, scheduler_config=scheduler_config,
@@ -99,7 +100,10 @@ def _global(ctx: typer.Context,
 
 
 def _check_controllers(selection: str | None) -> None:
-    if not selection:
+    """An empty selection is kept, not taken for the default: pflag reads ``--controllers=''`` as an
+    empty list, which kube-controller-manager's validation accepts and its ``IsControllerEnabled``
+    answers "no" for every controller (no ``*``). ``KBATCH_CONTROLLERS=''`` is unset, as click reads it."""
+    if selection is None:
         return
     from kbatch.runtime.catalog import default_catalog
     from kbatch.runtime.selection import SelectionError, select

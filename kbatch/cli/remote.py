@@ -159,6 +159,10 @@ class HttpBackend:
     def now(self) -> datetime:
         return parse_time(self.clock()["now"])
 
+    def committed_at(self, revision: int) -> datetime:
+        answer = self._call("GET", "/apis/kbatch.dev/v1alpha1/clock", params={"revision": str(revision)})
+        return datetime.fromisoformat(answer["committedAt"])
+
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         return self._call("POST", _path(info, namespace), json=body, params=self._write_params(opts),
                           warnings=opts.warnings)

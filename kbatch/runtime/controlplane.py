@@ -60,6 +60,7 @@ from kbatch.runtime.manager import Manager
 from kbatch.runtime.metrics import MetricsRegistry
 from kbatch.runtime.published import Published
 from kbatch.runtime.recorder import Recorder
+from kbatch.runtime.revision_times import RevisionTimes
 from kbatch.runtime.rng import derive, new_rng
 from kbatch.runtime.timers import TimerQueue
 from kbatch.runtime.trace import NullTrace, Trace
@@ -130,6 +131,8 @@ class ControlPlane:
         self.cache = Cache(self.client)
         self.manager = Manager(self.cache, self.clock, self.timers)
         self.loop = Loop(self.clock, self.timers, self.manager)
+        self.revision_times = RevisionTimes(self.store, self.clock)  # commit instants, for watch tables
+        self.loop.before_jump.append(self.revision_times.mark)
         self.events = EventSink(self.client, self.clock)
         self.broadcasters = Broadcasters(self.client, self.clock, self.timers)  # events.k8s.io/v1
         self.metrics = MetricsRegistry()  # controllers' metrics (``/metrics`` of ``kbatch serve``)
@@ -251,6 +254,13 @@ class ControlPlane:
     # -- time --------------------------------------------------------------------------------------
     def now(self) -> datetime:
         return self.clock.now_datetime()
+
+    def committed_at(self, revision: int) -> datetime:
+        """When ``revision`` was committed: its virtual instant (kbatch/runtime/revision_times.py); on
+        a real clock, now (what a watcher is sent at once)."""
+        if not isinstance(self.clock, VirtualClock):
+            return self.clock.now_datetime()
+        return self.clock.to_datetime(self.revision_times.instant_of(revision))
 
     def run_until_idle(self) -> int:
         return self.loop.run_until_idle()

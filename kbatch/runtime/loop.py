@@ -53,6 +53,7 @@ class Loop:
         self.manager = manager
         self.sources: list[Source] = []
         self.hooks: list[Callable[[], None]] = []  # run once per run_until_idle (e.g. compaction)
+        self.before_jump: list[Callable[[], None]] = []  # run as virtual time is about to move on
         self._event: anyio.Event | None = None
         self._token: object | None = None  # the running event loop's (real-clock mode), for other threads
         self._stopped = False
@@ -138,6 +139,11 @@ class Loop:
             raise TypeError("advance/wait_for move virtual time; this control plane runs on a real clock")
         return self.clock
 
+    def _jump(self, clock: VirtualClock, t: float) -> None:
+        for hook in self.before_jump:
+            hook()
+        clock.jump_to(t)
+
     def advance(self, seconds: float) -> None:
         """Fire every timer up to ``now + seconds`` in order, settling after each; end there."""
         clock = self._virtual()
@@ -146,9 +152,9 @@ class Loop:
         target = clock.now() + seconds
         self.run_until_idle()
         while (deadline := self.timers.next_deadline()) is not None and deadline <= target:
-            clock.jump_to(max(deadline, clock.now()))
+            self._jump(clock, max(deadline, clock.now()))
             self.run_until_idle()
-        clock.jump_to(target)
+        self._jump(clock, target)
         self.run_until_idle()
         self.timers.prune()
 
@@ -159,9 +165,9 @@ class Loop:
         target = clock.now() + seconds
         await self.arun_until_idle()
         while (deadline := self.timers.next_deadline()) is not None and deadline <= target:
-            clock.jump_to(max(deadline, clock.now()))
+            self._jump(clock, max(deadline, clock.now()))
             await self.arun_until_idle()
-        clock.jump_to(target)
+        self._jump(clock, target)
         await self.arun_until_idle()
         self.timers.prune()
 
@@ -178,12 +184,12 @@ class Loop:
             deadline = self.timers.next_deadline()
             if deadline is None or deadline > limit:
                 if clock.now() < limit:
-                    clock.jump_to(limit)
+                    self._jump(clock, limit)
                     self.run_until_idle()
                     if predicate():
                         return clock.now() - start
                 raise TimeoutError(f"condition not met within {timeout}s of virtual time")
-            clock.jump_to(max(deadline, clock.now()))
+            self._jump(clock, max(deadline, clock.now()))
 
     # -- real time -------------------------------------------------------------------------------
     async def run(self) -> None:

@@ -368,6 +368,15 @@ class KbatchApp:
             return Response(200, docs.keyset, content_type=JWKS_TYPE, headers=cache)
         return Response(200, docs.config, headers=cache)
 
+    def _clock(self, revision: str | None) -> dict[str, Any]:
+        """The clock; with ``?revision=N`` also ``committedAt``, when N was committed (what the CLI's
+        ``get -w`` measures a row at, as this server's watch tables are: kbatch/server/table.py)."""
+        if revision is None:
+            return self.backend.clock()
+        if not revision.isdigit():
+            raise BadRequest(f'revision "{revision}" is not a store revision')
+        return {**self.backend.clock(), "committedAt": self.backend.committed_at(int(revision)).isoformat()}
+
     def _extension(self, req: Request, version: str, rest: list[str]) -> Response:
         if version != discovery.KBATCH_VERSION:
             raise NotFound(f"kbatch.dev/{version} is not served")
@@ -376,7 +385,7 @@ class KbatchApp:
                                                              version))
         if rest == ["clock"]:
             if req.method == "GET":
-                return json_response(self.backend.clock())
+                return json_response(self._clock(req.param("revision")))
             if req.method == "POST":
                 body = req.json() if req.body.strip() else {}
                 if not isinstance(body, dict):

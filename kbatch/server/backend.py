@@ -79,6 +79,11 @@ class Backend(Protocol):
         """The control plane's current time (virtual or real): what AGE is measured against."""
         ...
 
+    def committed_at(self, revision: int) -> datetime:
+        """When ``revision`` was committed (virtual time; on a real clock, now): what a watch event's
+        table row is measured against (kbatch/server/watch.py)."""
+        ...
+
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj: ...
 
     def get(self, info: ApiInfo, namespace: str | None, name: str, *,

@@ -46,7 +46,8 @@ def new_control_plane(*, controllers: str | None = None, seed: int = 0, clock: s
                       feature_gates: str | None = None, addons: str | None = None) -> Any:
     from kbatch.runtime.controlplane import ControlPlane
 
-    kwargs: dict[str, Any] = {"seed": seed, "controllers": controllers or "*", "clock": clock,
+    kwargs: dict[str, Any] = {"seed": seed, "controllers": "*" if controllers is None else controllers,
+                              "clock": clock,
                               "feature_gates": feature_gates, "addons": addons}
     if start is not None:
         kwargs["start"] = start
@@ -210,6 +211,9 @@ class ControlPlaneBackend:
 
     def now(self) -> datetime:
         return self.control_plane.now()
+
+    def committed_at(self, revision: int) -> datetime:
+        return self.control_plane.committed_at(revision)  # type: ignore[no-any-return]
 
     def create(self, info: ApiInfo, namespace: str | None, body: Obj, opts: WriteOptions) -> Obj:
         with field_manager(opts.field_manager):

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from kbatch.api.errors import BadRequest
 from kbatch.api.printing import Printer
 
-__all__ = ["IncludeObject", "build_table", "include_object", "row_object", "table_accepted"]
+__all__ = ["IncludeObject", "build_table", "include_object", "row_object", "sent_at", "table_accepted"]
 
 IncludeObject = Literal["None", "Metadata", "Object"]
 
@@ -70,3 +70,17 @@ def build_table(
         "columnDefinitions": [c.to_dict() for c in printer.columns] if headers else [],
         "rows": rows,
     }
+
+
+def sent_at(backend: Any, obj: dict[str, Any], opened: datetime) -> datetime:
+    """The instant kube-apiserver would have sent this event's row at, whose cells it fills as it
+    sends it (k8s.io/apiserver ``pkg/endpoints/handlers/watch.go`` transforms each event on its way
+    out; the printers' ages are ``time.Since``): at once, so when the change was committed, or when
+    the watch opened for the events it starts with (the initial state, or history replayed from an
+    older ``resourceVersion``). Virtual time may have moved on since (the changes an ``advance``
+    makes are sent once it returns); the cells are not measured against that later now. ``backend``:
+    a :class:`kbatch.server.backend.Backend` (the served watch's, or the CLI's ``get -w``)."""
+    rv = str((obj.get("metadata") or {}).get("resourceVersion", ""))
+    if not rv.isdigit():
+        return backend.now()
+    return max(opened, backend.committed_at(int(rv)))

@@ -31,7 +31,7 @@ from kbatch.server.handlers import encode_event
 from kbatch.server.http import Request
 from kbatch.server.list_options import validate_watch_request
 from kbatch.server.routing import ResourcePath
-from kbatch.server.table import build_table, table_accepted
+from kbatch.server.table import build_table, sent_at, table_accepted
 
 __all__ = ["BOOKMARK_INTERVAL", "DEFAULT_TIMEOUT", "EncodedEvents", "Shutdown", "serve_watch"]
 
@@ -95,6 +95,7 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
         return lambda event: event
     printer = rp.spec.table_printer
     include = req.param("includeObject") or "Metadata"
+    opened = backend.now()
 
     def to_table(event: dict[str, Any]) -> dict[str, Any]:
         obj = event.get("object") or {}
@@ -102,7 +103,7 @@ def _transform(backend: Backend, req: Request, rp: ResourcePath) -> Transform:
             return event
         if include == "Object":  # as a plain watch event carries it (EncodedEvents.line)
             obj = with_wire_zeros(obj)
-        table = build_table([obj], printer, backend.now(),
+        table = build_table([obj], printer, sent_at(backend, obj, opened),
                             include_object=include,  # type: ignore[arg-type]
                             list_metadata={"resourceVersion": _rv(obj)})
         return {"type": event["type"], "object": table}

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kbatch.families import BUILTIN_FAMILIES
+
+from .processes import kbatch_ok
 
 # core and batch: kube-controller-manager's defaults that kbatch has, kube-scheduler and the kubelet
 CORE = {"garbage-collector", "ttl-after-finished", "job", "cronjob", "podgc", "node-lifecycle",
@@ -92,3 +98,20 @@ def test_canonical_name_runs_that_controller_alone(kb: Any) -> None:
                                        "containers": [{"name": "c", "image": "i"}]}}}}))
     pods = json.loads(kb.ok("--controllers", "job-controller", "get", "pods", "-o", "json"))["items"]
     assert len(pods) == 1 and not pods[0]["spec"].get("nodeName")  # created by job, never scheduled
+
+
+def test_an_empty_selection_runs_no_controller(tmp_path: Path) -> None:
+    """``--controllers ''``, through separate processes: pflag reads it as an empty list, which
+    kube-controller-manager accepts and under which ``IsControllerEnabled`` enables nothing (no
+    ``*``). The selection is recorded like any other; ``KBATCH_CONTROLLERS=''`` is unset (click)."""
+    state = tmp_path / "state"
+    listing = kbatch_ok(state, "--controllers", "", "controllers").splitlines()
+    assert {row.split()[2] for row in listing[1:-2]} == {"no"}
+    kbatch_ok(state, "--controllers", "", "nodes", "add")
+    kbatch_ok(state, "--controllers", "", "create", "job", "j", "--image", "busybox", "--", "sleep", "5")
+    kbatch_ok(state, "advance", "1m")  # the recorded selection goes on: no Job controller, no pod
+    assert kbatch_ok(state, "get", "pods", "-o", "name") == ""
+    unset = subprocess.run([sys.executable, "-m", "kbatch", "--state", str(state), "controllers"],
+                           capture_output=True, text=True, timeout=180,
+                           env={**os.environ, "KBATCH_CONTROLLERS": ""})
+    assert unset.returncode == 0 and {row.split()[2] for row in unset.stdout.splitlines()[1:-2]} >= {"yes"}

@@ -201,7 +201,8 @@ def controllers(ctx: typer.Context) -> None:
     from kbatch.runtime.selection import select
 
     catalog = default_catalog()
-    enabled = set(select(global_options(ctx).controllers or "*", catalog.infos()))
+    selection = global_options(ctx).controllers
+    enabled = set(select("*" if selection is None else selection, catalog.infos()))
     rows = []
     for spec in catalog.specs:
         state = "on" if spec.enabled_by_default else "off"

@@ -37,7 +37,18 @@ def advance(ctx: typer.Context,
             out = backend.advance(seconds, until_idle=until_idle)
     moved = format_duration(out.get("advancedSeconds", 0.0))
     note = "" if out.get("met", True) else " (timers still pending: stopped at the limit)"
-    typer.echo(f"advanced {moved} to {out['now']}{note}")
+    typer.echo(f"advanced {moved} to {_now_text(out)}{note}")
+
+
+def _now_text(clock: dict[str, Any]) -> str:
+    """The clock's new time, as Go's RFC3339Nano prints it: whole seconds as before
+    (``…T00:00:03Z``), a fraction only when there is one (``…T00:00:00.5Z`` after ``advance 500ms``)."""
+    from datetime import datetime
+
+    from kbatch.api.base import format_nano_time
+
+    micro = clock.get("nowMicro")
+    return format_nano_time(datetime.fromisoformat(micro)) if micro else str(clock["now"])
 
 
 PROGRESS_FROM = 3600.0  # a progress bar (on a terminal) for spans of an hour or more

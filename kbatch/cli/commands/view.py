@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -130,12 +131,12 @@ def _check_output(output: str | None) -> str | None:
 
 
 def _table_text(backend: Backend, info: Any, objs: list[dict[str, Any]], view: TableView,
-                all_ns: bool, prefix: bool = False) -> str:
+                all_ns: bool, prefix: bool = False, now: datetime | None = None) -> str:
     """kubectl's table; with several kinds, names read ``job.batch/pi`` as kubectl prints them."""
     from kbatch.server.table import build_table
 
     table = build_table(objs, backend.registry.for_gvk(info.api_version, info.kind).table_printer,
-                        backend.now())
+                        now or backend.now())
     table = add_label_columns(table, objs, view.label_columns, view.show_labels)
     if prefix:
         label = f"{info.kind.lower()}.{info.group}" if info.group else info.kind.lower()
@@ -164,6 +165,29 @@ def _fetch(backend: Backend, info: Any, ns: str | None, names: list[str], select
 
 LABEL_COLUMNS = typer.Option(None, "-L", "--label-columns",
                              help="A column per label key (repeat, or comma-separate).")
+
+
+# cli-runtime ``pkg/resource/builder.go`` ``missingResourceError``: what kubectl get -w without a type meets
+MISSING_RESOURCE = ("You must provide one or more resources by argument or filename.\n"
+                    "Example resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n"
+                    "   '<resource> <name>'\n   '<resource>'")
+
+
+def _missing_kind(ctx: typer.Context, watch: bool) -> UserError:
+    """``get`` without a resource type, as kubectl words it (k8s.io/kubectl ``pkg/cmd/get/get.go``
+    ``Complete``): a line on stderr, a blank one, then a usage error naming the parent's ``explain`` and
+    the command's ``-h`` by the running program's command path (cobra's ``CommandPath``, kbatch's here,
+    as the usage errors of ``kbatch/cli/app.py``). The first line keeps ``kubectl api-resources``:
+    kbatch has no such command, kubectl against ``kbatch serve`` has. With ``--watch`` kubectl skips
+    that check and its resource builder refuses instead."""
+    if watch:
+        return UserError(MISSING_RESOURCE)
+    typer.echo('You must specify the type of resource to get. Use "kubectl api-resources" for a complete '
+               "list of supported resources.\n", err=True)
+    parent = ctx.parent.command_path if ctx.parent is not None else "kbatch"
+    return UserError(f'Required resource not specified.\nUse "{parent} explain <resource>" for a detailed '
+                     f"description of that resource (e.g. {parent} explain pods).\n"
+                     f"See '{ctx.command_path} -h' for help and examples")
 
 
 def _raw(ctx: typer.Context, uri: str, kind: str | None, names: list[str] | None) -> None:
@@ -213,8 +237,7 @@ def get(ctx: typer.Context, kind: str | None = typer.Argument(None,
         _raw(ctx, raw, kind, names)
         return
     if kind is None:
-        raise UserError('You must specify the type of resource to get. Use "kubectl api-resources" for a '
-                        "complete list of supported resources.")
+        raise _missing_kind(ctx, watch)
 
     timeout = math.ceil(duration_option(request_timeout, "--request-timeout", bare_seconds=True))
     if template is not None:
@@ -329,9 +352,10 @@ def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, fi
         events = _pushed_events(backend.watch(info, ns, opts), timeout)
     else:
         return
+    opened = backend.now()
     try:
         for event in events:
-            _print_event(backend, info, event, view, all_ns)
+            _print_event(backend, info, event, view, all_ns, opened)
     except KeyboardInterrupt:
         pass
     finally:
@@ -361,8 +385,12 @@ def _pushed_events(stream: Any, timeout: int) -> Iterator[dict[str, Any]]:
         stream.close()
 
 
-def _print_event(backend: Backend, info: Any, event: dict[str, Any], view: TableView, all_ns: bool) -> None:
+def _print_event(backend: Backend, info: Any, event: dict[str, Any], view: TableView, all_ns: bool,
+                 opened: datetime) -> None:
+    """One change as a row measured as ``kubectl get -w`` gets it from the server: at the instant
+    the change was committed (kbatch/server/table.py ``sent_at``), not at a later now."""
     from kbatch.api.errors import StatusError
+    from kbatch.server.table import sent_at
 
     if event.get("type") == "ERROR":
         raise StatusError((event.get("object") or {}).get("message", "watch failed"))
@@ -372,7 +400,8 @@ def _print_event(backend: Backend, info: Any, event: dict[str, Any], view: Table
     if view.output and view.output != "wide":
         _print_objects([obj], view.output, single=True, headers=False)
     else:
-        typer.echo(_table_text(backend, info, [obj], replace(view, headers=False), all_ns))
+        typer.echo(_table_text(backend, info, [obj], replace(view, headers=False), all_ns,
+                               now=sent_at(backend, obj, opened)))
 
 
 @command

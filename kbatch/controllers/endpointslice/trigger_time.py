@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kbatch.api.base import format_nano_time
+
 __all__ = ["TriggerTimeTracker", "format_trigger_time"]
 
 
@@ -25,12 +27,7 @@ def _pod_trigger(pod: Any) -> datetime | None:
     return None
 
 
-def format_trigger_time(when: datetime) -> str:
-    """Go's ``RFC3339Nano`` in UTC: fractional seconds only when there are some, trailing zeros cut."""
-    text = when.replace(tzinfo=None).isoformat(timespec="microseconds")
-    whole, _, fraction = text.partition(".")
-    fraction = fraction.rstrip("0")
-    return f"{whole}.{fraction}Z" if fraction else f"{whole}Z"
+format_trigger_time = format_nano_time  # the annotation's value: Go's RFC3339Nano
 
 
 class TriggerTimeTracker:
