@@ -378,7 +378,7 @@ def test_controller_selection_from_the_environment(kb: Any, monkeypatch: pytest.
 def test_advance_until_idle_ends_when_only_housekeeping_is_left(kb: Any) -> None:
     # pod GC's 20 s sweep runs forever (as upstream); it must not make --until-idle run to its limit
     kb.ok("nodes", "add")
-    assert kb.ok("advance", "--until-idle").startswith("advanced 0ms")
+    assert kb.ok("advance", "--until-idle").startswith("advanced 0s")
     kb.ok("apply", "-f", PI)
     out = kb.ok("advance", "--until-idle")
     assert out.startswith("advanced ") and "stopped at the limit" not in out

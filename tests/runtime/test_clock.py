@@ -61,6 +61,15 @@ def test_format_duration() -> None:
     assert format_duration(3600) == "1h"
 
 
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0, "0s"), (0.5, "500ms"), (0.0015, "1.5ms"), (1e-6, "1µs"), (2.5e-6, "2.5µs"), (1e-9, "1ns"),
+    (0.999999999, "999.999999ms"),
+])
+def test_format_duration_below_a_second_as_go(seconds: float, text: str) -> None:
+    """Go's time.Duration.String below a second (time/time.go): ms, µs or ns, trailing zeros cut."""
+    assert format_duration(seconds) == text
+
+
 def test_timer_ties_fire_in_scheduling_order_and_cancel_is_lazy() -> None:
     timers = TimerQueue()
     fired: list[str] = []
@@ -104,3 +113,10 @@ def test_timers_fire_in_time_then_insertion_order_under_random_advances(
     live = [i for i in range(len(deadlines)) if i not in cancels and deadlines[i] <= now]
     assert fired == sorted(live, key=lambda i: (deadlines[i], i))
     assert len(timers) == sum(1 for i, d in enumerate(deadlines) if i not in cancels and d > now)
+
+
+@given(st.integers(min_value=0, max_value=999_999_999))
+def test_format_duration_below_a_second_reads_back(nanos: int) -> None:
+    """What kbatch prints for a sub-second duration parses back (Go's ParseDuration syntax) to the
+    same nanoseconds."""
+    assert round(parse_duration(format_duration(nanos / 1_000_000_000)) * 1_000_000_000) == nanos
