@@ -18,6 +18,7 @@ import typer
 
 from kbatch.cli.commands import (
     admin,
+    apiresources,
     cluster,
     conformance,
     create_generators,
@@ -128,8 +129,8 @@ def _check_feature_gates(value: str | None) -> None:
         raise typer.Exit(1) from None
 
 
-for module in (objects, create_generators, metadata, explain, view, top, timecmd, cluster, admin, conformance,
-               report, experiment, create_token):
+for module in (objects, create_generators, metadata, explain, apiresources, view, top, timecmd, cluster,
+               admin, conformance, report, experiment, create_token):
     module.register(app)
 
 

@@ -50,15 +50,18 @@ def format_table(table: dict[str, Any], *, wide: bool = False, with_namespace: b
     return align(lines)
 
 
-def align(lines: Sequence[Sequence[str]]) -> str:
-    """Go tabwriter (minwidth 6, padding 3, last column unpadded)."""
+def align(lines: Sequence[Sequence[str]], *, strip: bool = True) -> str:
+    """Go tabwriter (minwidth 6, padding 3, last column unpadded); ``strip`` cuts the padding a line
+    ends with when its last cells are empty, which Go's tabwriter keeps (``kubectl api-resources -o
+    wide`` keeps it after VERBS when CATEGORIES is empty)."""
     count = max(len(line) for line in lines)
     widths = [max(6, max((len(line[i]) for line in lines if i < len(line)), default=0) + 3)
               for i in range(count)]
     out = []
     for line in lines:
         parts = [cell.ljust(widths[i]) if i < len(line) - 1 else cell for i, cell in enumerate(line)]
-        out.append("".join(parts).rstrip())
+        text = "".join(parts)
+        out.append(text.rstrip() if strip else text)
     return "\n".join(out)
 
 

@@ -38,7 +38,7 @@ def test_get_without_a_type_prints_kubectls_lines(tmp_path: Path) -> None:
     done = cli.runner.run("get")
     assert (done.code, done.out) == (1, "")
     assert done.err == (
-        'You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of '
+        'You must specify the type of resource to get. Use "kbatch api-resources" for a complete list of '
         "supported resources.\n\n"
         "error: Required resource not specified.\n"
         'Use "kbatch explain <resource>" for a detailed description of that resource (e.g. kbatch explain '

@@ -47,8 +47,8 @@ def explain(ctx: typer.Context, args: list[str] | None = typer.Argument(None, he
                                                    help="The GROUP/VERSION to explain.")) -> None:
     """Describe a kind's fields from its OpenAPI schema, as kubectl explain."""
     if not args:  # kubectl's Validate
-        raise UserError('You must specify the type of resource to explain. Use "kubectl api-resources" for a '
-                        "complete list of supported resources.")
+        raise UserError('You must specify the type of resource to explain. Use "kbatch api-resources" for a '
+                        "complete list of supported resources.")  # cmdutil.SuggestAPIResources(parent)
     if len(args) > 1:
         raise UserError("We accept only this format: explain RESOURCE")
     resource = args[0]

@@ -177,14 +177,14 @@ def _missing_kind(ctx: typer.Context, watch: bool) -> UserError:
     """``get`` without a resource type, as kubectl words it (k8s.io/kubectl ``pkg/cmd/get/get.go``
     ``Complete``): a line on stderr, a blank one, then a usage error naming the parent's ``explain`` and
     the command's ``-h`` by the running program's command path (cobra's ``CommandPath``, kbatch's here,
-    as the usage errors of ``kbatch/cli/app.py``). The first line keeps ``kubectl api-resources``:
-    kbatch has no such command, kubectl against ``kbatch serve`` has. With ``--watch`` kubectl skips
-    that check and its resource builder refuses instead."""
+    as the usage errors of ``kbatch/cli/app.py``); the first line's ``api-resources`` too
+    (``cmdutil.SuggestAPIResources``). With ``--watch`` kubectl skips that check and its resource
+    builder refuses instead."""
     if watch:
         return UserError(MISSING_RESOURCE)
-    typer.echo('You must specify the type of resource to get. Use "kubectl api-resources" for a complete '
-               "list of supported resources.\n", err=True)
     parent = ctx.parent.command_path if ctx.parent is not None else "kbatch"
+    typer.echo(f'You must specify the type of resource to get. Use "{parent} api-resources" for a complete '
+               "list of supported resources.\n", err=True)
     return UserError(f'Required resource not specified.\nUse "{parent} explain <resource>" for a detailed '
                      f"description of that resource (e.g. {parent} explain pods).\n"
                      f"See '{ctx.command_path} -h' for help and examples")
