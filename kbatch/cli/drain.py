@@ -199,6 +199,7 @@ class NodeError:
 
     messages: list[str]
     aggregate: bool = True
+    final: str | None = None  # how CheckErr prints a plain error, when not ``error: MESSAGE``
 
 
 def final_error(failed: Sequence[NodeError]) -> str:
@@ -208,6 +209,6 @@ def final_error(failed: Sequence[NodeError]) -> str:
     if len(failed) == 1 and failed[0].aggregate:
         return "".join(f"{m}\n" for m in failed[0].messages)
     if len(failed) == 1:
-        text = failed[0].messages[0]
-        return f"{text}\n" if text.startswith("error: ") else f"error: {text}\n"
-    return "".join(f"{aggregate(e.messages)}\n" for e in failed)
+        text = failed[0].final or failed[0].messages[0]
+        return f"{text}\n" if failed[0].final or text.startswith("error: ") else f"error: {text}\n"
+    return "".join(f"{e.final or aggregate(e.messages)}\n" for e in failed)

@@ -2,7 +2,7 @@
 ``deletePods``, ``waitForDelete``), in virtual time.
 
 Upstream runs one goroutine per pod, each sleeping 5 s between tries while a PodDisruptionBudget
-answers 429, and polls every second until the pod is gone, all under one ``--timeout``. Here the
+answers 429, and polls every second until the pod is gone, all under one ``--timeout`` per node. Here the
 pods take turns in rounds: every pod still refused is tried again after one 5 s step of the clock
 (the virtual clock moves, as ``kbatch advance`` moves it; on a real clock the machine's time passes),
 the pods already evicted are checked after each step, and the rest are then waited for in order as
@@ -11,7 +11,6 @@ the pods already evicted are checked after each step, and the rest are then wait
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +37,7 @@ class DrainRun:
     timeout: float  # seconds; 0: none
     disable_eviction: bool
     pod_selector: str | None
-    elapsed: float = 0.0
+    elapsed: float = 0.0  # of the current node: --timeout holds for each node's evictions and waits
 
     @property
     def limit(self) -> float:
@@ -138,6 +137,7 @@ def _try_evict(run: DrainRun, pod: Obj, failures: list[str]) -> str:
 def evict_pods(run: DrainRun, pods: list[Obj]) -> decide.NodeError | None:
     """``evictPods``: evict each pod (``evicting pod NS/NAME``), a 429 retried every 5 s until
     ``--timeout``; then each evicted pod is waited for until gone (``pod/NAME evicted``)."""
+    run.elapsed = 0.0  # the timeout is each node's (evictPods makes its context per call)
     failures: list[str] = []
     pending, evicted = list(pods), []
     while pending:
@@ -168,15 +168,21 @@ def _reported_gone(run: DrainRun, pod: Obj, word: str) -> bool:
 def delete_pods(run: DrainRun, pods: list[Obj]) -> decide.NodeError | None:
     """``deletePods`` (``--disable-eviction``): delete each pod (a missing one is fine; another error
     stops), then wait for them all (``pod/NAME deleted``) within ``--timeout``."""
-    from kbatch.api.errors import NotFound
+    from kbatch.api.errors import NotFound, StatusError
+    from kbatch.cli.errors import describe_error
     from kbatch.server.backend import DeleteOptions
 
+    run.elapsed = 0.0  # each node's, as deletePods' timeout
     info = run.backend.registry.for_name("pods").info
     opts = DeleteOptions(grace_period_seconds=run.grace_period if run.grace_period >= 0 else None,
                          dry_run=run.dry_run == "server")
     for pod in pods:
-        with contextlib.suppress(NotFound):
+        try:
             run.backend.delete(info, pod["metadata"].get("namespace"), pod["metadata"]["name"], opts)
+        except NotFound:
+            continue
+        except StatusError as err:  # the node's error: its message, and CheckErr's line at the end
+            return decide.NodeError([err.message], aggregate=False, final=describe_error(err))
     if run.dry_run == "server":
         return None
     for pod in pods:

@@ -114,3 +114,28 @@ def test_refusals_and_dry_runs_print_kubectls_lines(tmp_path: Path) -> None:
     missing = kbatch_process(state, "cordon", "nope")
     assert (missing.returncode, missing.stderr) == \
         (1, 'Error from server (NotFound): nodes "nope" not found\n')
+
+
+def test_a_budget_lets_the_next_pod_go_once_a_replacement_runs_elsewhere(tmp_path: Path) -> None:
+    """minAvailable 1 over two pods on the drained node: the first is evicted, the second refused
+    until the first's replacement runs on the other node, then evicted: the drain succeeds."""
+    state = tmp_path / "state"
+    (tmp_path / "job.yaml").write_text(JOB)
+    kbatch_ok(state, "nodes", "add", "--count", "2")
+    kbatch_ok(state, "cordon", "node-1")  # both pods land on node-0
+    kbatch_ok(state, "apply", "-f", str(tmp_path / "job.yaml"))
+    kbatch_ok(state, "create", "pdb", "work", "--selector", "app=work", "--min-available", "1")
+    kbatch_ok(state, "advance", "5s")
+    kbatch_ok(state, "uncordon", "node-1")
+    first, second = sorted(_pods(state))
+    assert set(_pods(state).values()) == {"node-0"}
+
+    done = kbatch_process(state, "drain", "node-0", "--timeout", "5m")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:3] == ["node/node-0 cordoned", f"evicting pod default/{first}",
+                         f"evicting pod default/{second}"]
+    assert lines[-3:] == [f"pod/{first} evicted", f"pod/{second} evicted", "node/node-0 drained"]
+    retries = done.stderr.count(f'error when evicting pods/"{second}" -n "default" (will retry after 5s)')
+    assert retries >= 1 and lines.count(f"evicting pod default/{second}") == retries + 1
+    assert set(_pods(state).values()) == {"node-1"}

@@ -107,6 +107,8 @@ def test_aggregate_and_final_error_lines() -> None:
     assert d.final_error([d.NodeError(["a", "b"])]) == "a\nb\n"
     assert d.final_error([d.NodeError(["context deadline exceeded"], aggregate=False)]) == \
         "error: context deadline exceeded\n"
+    forbidden = d.NodeError(["no"], aggregate=False, final="Error from server (Forbidden): no")
+    assert d.final_error([forbidden]) == "Error from server (Forbidden): no\n"
     assert d.final_error([d.NodeError(["a", "b"]), d.NodeError(["c"])]) == "[a, b]\nc\n"
 
 

@@ -94,6 +94,8 @@ CASES = [
     (["uncordon", "node-0"], ["drain", "node-0", "--pod-selector", "k in (bare,mirror)", "--force",
                               "--dry-run=server"]),
     (["uncordon", "node-1"], ["drain", "node-1", "--pod-selector", "app=work", "--timeout", "1s"]),
+    (["uncordon", "node-0", "node-1"], ["drain", "node-0", "node-1", "--pod-selector", "app=work",
+                                        "--timeout", "1s"]),
 ]
 
 

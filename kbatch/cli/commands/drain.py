@@ -4,7 +4,7 @@ module reads the nodes and pods, patches, evicts (or deletes) and waits.
 
 Waiting moves the virtual clock as ``kbatch wait`` and ``delete --wait`` do (on a real clock the
 machine's time passes): a PodDisruptionBudget's 429 is retried every 5 s of that time, and each
-evicted pod is waited for until it is gone, all within one ``--timeout``.
+evicted pod is waited for until it is gone, all within one ``--timeout`` per node.
 """
 
 from __future__ import annotations
