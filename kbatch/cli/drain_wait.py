@@ -79,8 +79,9 @@ def _pause(run: DrainRun, seconds: float) -> None:
     run.elapsed += clock.now() - start
 
 
-def _gone(run: DrainRun, pod: Obj) -> bool:
-    """``waitForDelete``'s check: NotFound, or a pod of that name with another uid."""
+def _current(run: DrainRun, pod: Obj) -> Obj | None:
+    """The pod as it is now; None once gone (NotFound, or a pod of that name with another uid, as
+    ``waitForDelete`` counts it)."""
     from kbatch.api.errors import NotFound
 
     backend = run.backend
@@ -88,22 +89,49 @@ def _gone(run: DrainRun, pod: Obj) -> bool:
         now = backend.get(backend.registry.for_name("pods").info, pod["metadata"].get("namespace"),
                           pod["metadata"]["name"])
     except NotFound:
-        return True
-    return bool(now["metadata"].get("uid") != pod["metadata"].get("uid"))
+        return None
+    return None if now["metadata"].get("uid") != pod["metadata"].get("uid") else dict(now)
 
 
-def _wait_gone(run: DrainRun, pod: Obj) -> bool:
-    """Until the pod is gone, within what is left of ``--timeout`` (``kbatch.cli.commands.timecmd``'s
-    ``wait_until``: the clock jumps to the instant it goes)."""
+def _gone(run: DrainRun, pod: Obj) -> bool:
+    return _current(run, pod) is None
+
+
+def _skip_after(run: DrainRun, current: Obj) -> float | None:
+    """Seconds from now until ``--skip-wait-for-delete-timeout`` stops the wait for this pod
+    (``shouldSkipPod``: whole seconds since its deletion more than N), or None."""
+    from kbatch.api.base import parse_time
+
+    limit = run.flags.skip_wait_for_delete_timeout
+    stamp = current["metadata"].get("deletionTimestamp")
+    if limit <= 0 or not stamp:
+        return None
+    since = (run.backend.now() - parse_time(stamp)).total_seconds()
+    return max(limit + 1 - since, 0.0)
+
+
+def _wait_gone(run: DrainRun, pod: Obj) -> str:
+    """Until the pod is gone (``gone``), within what is left of ``--timeout`` (``timeout``):
+    ``kbatch.cli.commands.timecmd``'s ``wait_until``, the clock jumping to the instant it goes. With
+    ``--skip-wait-for-delete-timeout N`` a pod deleted more than N seconds ago is no longer waited
+    for (``skipped``, with kubectl's line)."""
     from kbatch.cli.commands.timecmd import wait_until
 
-    if _gone(run, pod):
-        return True
+    current = _current(run, pod)
+    if current is None:
+        return "gone"
+    skip, budget = _skip_after(run, current), run.left()
     spec: dict[str, object] = {"kind": "pods", "name": pod["metadata"]["name"],
                                "namespace": pod["metadata"].get("namespace"), "delete": True}
-    out = wait_until(run.backend, run.left(), spec)
+    out = wait_until(run.backend, budget if skip is None else min(skip, budget), spec)
     run.elapsed += float(out.get("advancedSeconds") or 0.0)
-    return bool(out.get("met"))
+    if out.get("met"):
+        return "gone"
+    if skip is not None and skip <= budget:
+        typer.echo(f'pod "{pod["metadata"]["name"]}" has DeletionTimestamp older than '
+                   f"{run.flags.skip_wait_for_delete_timeout} seconds, skipping")
+        return "skipped"
+    return "timeout"
 
 
 def _try_evict(run: DrainRun, pod: Obj, failures: list[str]) -> str:
@@ -144,14 +172,15 @@ def evict_pods(run: DrainRun, pods: list[Obj]) -> decide.NodeError | None:
         outcomes = [(pod, _try_evict(run, pod, failures)) for pod in pending]
         evicted += [pod for pod, outcome in outcomes if outcome == "done"]
         pending = [pod for pod, outcome in outcomes if outcome == "retry"]
-        if pending and run.dry_run != "server":
+        if pending:  # a server dry run's evictions meet the budgets too: retried as kubectl's
             _pause(run, RETRY_DELAY)
             evicted = [pod for pod in evicted if not _reported_gone(run, pod, "evicted")]
     if run.dry_run != "server":
         for pod in evicted:
-            if _wait_gone(run, pod):
+            outcome = _wait_gone(run, pod)
+            if outcome == "gone":
                 typer.echo(f"pod/{pod['metadata']['name']} evicted")
-            else:
+            elif outcome == "timeout":
                 meta = pod["metadata"]
                 failures.append(f'error when waiting for pod "{meta["name"]}" in namespace '
                                 f'"{meta.get("namespace")}" to terminate: context deadline exceeded')
@@ -186,7 +215,9 @@ def delete_pods(run: DrainRun, pods: list[Obj]) -> decide.NodeError | None:
     if run.dry_run == "server":
         return None
     for pod in pods:
-        if not _wait_gone(run, pod):
+        outcome = _wait_gone(run, pod)
+        if outcome == "timeout":
             return decide.NodeError(["context deadline exceeded"], aggregate=False)
-        typer.echo(f"pod/{pod['metadata']['name']} deleted")
+        if outcome == "gone":
+            typer.echo(f"pod/{pod['metadata']['name']} deleted")
     return None

@@ -139,3 +139,24 @@ def test_a_budget_lets_the_next_pod_go_once_a_replacement_runs_elsewhere(tmp_pat
     retries = done.stderr.count(f'error when evicting pods/"{second}" -n "default" (will retry after 5s)')
     assert retries >= 1 and lines.count(f"evicting pod default/{second}") == retries + 1
     assert set(_pods(state).values()) == {"node-1"}
+
+
+def test_skip_wait_for_delete_timeout_stops_waiting_for_a_pod_whose_kubelet_is_gone(tmp_path: Path) -> None:
+    """A stopped kubelet never finishes the evicted pod: kubectl's --skip-wait-for-delete-timeout
+    gives up on it once its deletionTimestamp (eviction + 30 s grace) is more than N s old."""
+    state = tmp_path / "state"
+    (tmp_path / "job.yaml").write_text(JOB)
+    kbatch_ok(state, "nodes", "add", "--count", "2")
+    kbatch_ok(state, "apply", "-f", str(tmp_path / "job.yaml"))
+    kbatch_ok(state, "advance", "5s")
+    victim = next(name for name, node in _pods(state).items() if node == "node-0")
+    kbatch_ok(state, "node", "stop-kubelet", "node-0")
+
+    out = kbatch_ok(state, "drain", "node-0", "--skip-wait-for-delete-timeout", "60", "--timeout", "10m")
+    assert out == (f"node/node-0 cordoned\nevicting pod default/{victim}\n"
+                   f'pod "{victim}" has DeletionTimestamp older than 60 seconds, skipping\n'
+                   "node/node-0 drained\n")
+    assert _now(state) == "2025-01-01T00:01:36Z"  # deleted at 5 s + 30 s grace, then 61 whole seconds
+    # the still-terminating pod is skipped by the filter too: nothing left to evict
+    assert kbatch_ok(state, "drain", "node-0", "--skip-wait-for-delete-timeout", "60") == \
+        "node/node-0 already cordoned\nnode/node-0 drained\n"
