@@ -23,6 +23,7 @@ from kbatch.cli.commands import (
     conformance,
     create_generators,
     create_token,
+    drain,
     experiment,
     explain,
     metadata,
@@ -130,7 +131,7 @@ def _check_feature_gates(value: str | None) -> None:
 
 
 for module in (objects, create_generators, metadata, explain, apiresources, view, top, timecmd, cluster,
-               admin, conformance, report, experiment, create_token):
+               admin, conformance, report, experiment, create_token, drain):
     module.register(app)
 
 

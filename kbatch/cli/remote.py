@@ -213,6 +213,13 @@ class HttpBackend:
                          headers={"Content-Type": "application/json"})
         return None if out.get("kind") == "Status" else out
 
+    def evict(self, namespace: str, name: str, eviction: Obj, *, dry_run: bool = False) -> Obj:
+        """``POST pods/NAME/eviction`` with a policy/v1 Eviction (a 429 is ``TooManyRequests``)."""
+        body = {**eviction, "apiVersion": "policy/v1", "kind": "Eviction"}
+        params = {"dryRun": "All"} if dry_run else {}
+        return self._call("POST", f"/api/v1/namespaces/{namespace}/pods/{name}/eviction", json=body,  # type: ignore[no-any-return]
+                          params=params)
+
     def watch(self, info: ApiInfo, namespace: str | None, opts: WatchOptions) -> _HttpWatch:
         params = {k: v for k, v in {"watch": "1", "labelSelector": opts.label_selector,
                                     "fieldSelector": opts.field_selector,
