@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 __all__ = [
     "CronError",
     "Schedule",
+    "format_go_duration",
     "go_duration_seconds",
     "load_zone",
     "next_after",
@@ -268,6 +269,26 @@ def go_duration_seconds(text: str) -> float:
         seconds += float((whole or "0") + (fraction or "")) * _DURATION_UNITS[unit]
         pos = match.end()
     return -seconds if text.startswith("-") else seconds
+
+
+def format_go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String``: ``0s``; below a second the largest of ``ms``, ``µs``, ``ns``
+    that is at least one, trailing zeros cut (``500ms``, ``1.5ms``, ``1µs``); from a second on hours
+    and minutes once either is non-zero (``10s``, ``1m0s``, ``1h0m0s``, ``1.5s``)."""
+    if seconds < 1:
+        nanos = round(seconds * 1_000_000_000)
+        for unit, scale in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if nanos >= scale:
+                whole, part = divmod(nanos, scale)
+                digits = str(part).rjust(len(str(scale)) - 1, "0").rstrip("0")
+                return f"{whole}.{digits}{unit}" if digits else f"{whole}{unit}"
+        return "0s"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{secs:g}s"
+    if hours or minutes:
+        text = f"{int(minutes)}m{text}"
+    return f"{int(hours)}h{text}" if hours else text
 
 
 # ---------------------------------------------------------------------------------------------

@@ -137,15 +137,15 @@ def _wait_gone(run: DrainRun, pod: Obj) -> str:
 def _try_evict(run: DrainRun, pod: Obj, failures: list[str]) -> str:
     """One try of ``evictPods``' loop: ``done`` (evicted, or already gone), ``retry`` (429) or
     ``failed``; kubectl's lines."""
+    from kbatch.api.cron import format_go_duration
     from kbatch.api.errors import NotFound, StatusError, TooManyRequests
-    from kbatch.controllers.scheduler.services import go_duration
 
     meta = pod["metadata"]
     name, namespace = meta["name"], meta.get("namespace") or "default"
     typer.echo(f"evicting pod {namespace}/{name}{SUFFIX[run.dry_run] if run.dry_run == 'server' else ''}")
     if run.elapsed >= run.limit:
         failures.append(f'error when evicting pods/"{name}" -n "{namespace}": global timeout reached: '
-                        f"{go_duration(run.limit)}")
+                        f"{format_go_duration(run.limit)}")
         return "failed"
     body = {"metadata": {"name": name, "namespace": namespace}, "deleteOptions": _delete_options(run)}
     try:
@@ -154,7 +154,7 @@ def _try_evict(run: DrainRun, pod: Obj, failures: list[str]) -> str:
         return "gone"
     except TooManyRequests as err:
         typer.echo(f'error when evicting pods/"{name}" -n "{namespace}" (will retry after '
-                   f"{go_duration(RETRY_DELAY)}): {err.message}", err=True)
+                   f"{format_go_duration(RETRY_DELAY)}): {err.message}", err=True)
         return "retry"
     except StatusError as err:
         failures.append(f'error when evicting pods/"{name}" -n "{namespace}": {err.message}')

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from kbatch.api.cron import go_duration_seconds
+from kbatch.api.cron import format_go_duration, go_duration_seconds
 
 __all__ = ["format_duration", "parse_duration"]
 
@@ -49,19 +49,10 @@ def format_duration(seconds: float) -> str:
     least one, with the fraction's trailing zeros cut, and ``0s`` for zero. From a second on, hours,
     minutes and seconds without Go's zero units (``1h`` where Go writes ``1h0m0s``)."""
     if seconds < 1:
-        return _sub_second(round(seconds * 1_000_000_000))
+        return format_go_duration(seconds)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
     out = f"{int(hours)}h" if hours else ""
     out += f"{int(minutes)}m" if minutes or (hours and secs) else ""
     out += f"{secs:g}s" if secs or not out else ""
     return out
-
-
-def _sub_second(nanos: int) -> str:
-    for unit, scale in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
-        if nanos >= scale:
-            whole, part = divmod(nanos, scale)
-            digits = str(part).rjust(len(str(scale)) - 1, "0").rstrip("0")
-            return f"{whole}.{digits}{unit}" if digits else f"{whole}{unit}"
-    return "0s"

@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kbatch.api.cron import CronError, load_zone, next_after, parse_go_duration, parse_schedule
+from kbatch.api.cron import (
+    CronError,
+    format_go_duration,
+    load_zone,
+    next_after,
+    parse_go_duration,
+    parse_schedule,
+)
 
 
 def _utc(*args: int) -> datetime:
@@ -155,3 +162,12 @@ def test_no_fire_time_is_skipped_in_utc(spec: str, after: datetime) -> None:
     while probe < limit and probe < start + timedelta(days=3):
         assert not sched.matches(probe), f"{spec}: skipped {probe}"
         probe += timedelta(minutes=1)
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (0, "0s"), (0.5, "500ms"), (0.0015, "1.5ms"), (1e-6, "1µs"), (1, "1s"), (1.5, "1.5s"), (60, "1m0s"),
+    (90, "1m30s"), (3600, "1h0m0s"), (604800, "168h0m0s"),
+])
+def test_format_go_duration_is_gos_duration_string(seconds: float, text: str) -> None:
+    """Go's time.Duration.String (time/time.go), which kubectl's and the components' messages print."""
+    assert format_go_duration(seconds) == text

@@ -21,6 +21,8 @@ restarts" list the waits, 10 s, 20 s, 40 s, …, which start from the second exi
 
 from __future__ import annotations
 
+from kbatch.api.cron import format_go_duration
+
 __all__ = ["INITIAL_BACKOFF", "MAX_BACKOFF", "backoff_event_message", "backoff_message", "restart_delay",
            "restart_step"]
 
@@ -50,11 +52,6 @@ def restart_delay(restart: int, initial: float = INITIAL_BACKOFF, maximum: float
     return wait
 
 
-def _go_duration(seconds: float) -> str:
-    minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}m{secs}s" if minutes else f"{secs}s"
-
-
 def _pod(pod: str, namespace: str, uid: str) -> str:
     """``format.Pod``: name_namespace(uid)."""
     return f"{pod}_{namespace}({uid})"
@@ -63,7 +60,7 @@ def _pod(pod: str, namespace: str, uid: str) -> str:
 def backoff_message(delay: float, container: str, pod: str, namespace: str, uid: str) -> str:
     """The waiting container's message (``doBackOff``'s error)."""
     where = _pod(pod, namespace, uid)
-    return f"back-off {_go_duration(delay)} restarting failed container={container} pod={where}"
+    return f"back-off {format_go_duration(int(delay))} restarting failed container={container} pod={where}"
 
 
 def backoff_event_message(container: str, pod: str, namespace: str, uid: str) -> str:

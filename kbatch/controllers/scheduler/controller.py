@@ -51,6 +51,7 @@ from itertools import count
 from typing import Any
 
 from kbatch.api.base import format_time
+from kbatch.api.cron import format_go_duration
 from kbatch.api.errors import Conflict, NotFound
 from kbatch.api.gates import gate_on
 from kbatch.api.pod_generation import with_observed_generation
@@ -86,7 +87,7 @@ from kbatch.controllers.scheduler.plugins.scheduling_gates import SCHEDULING_GAT
 from kbatch.controllers.scheduler.podgroups import pod_group_key
 from kbatch.controllers.scheduler.profiles import Handle, build_profiles
 from kbatch.controllers.scheduler.queue import SchedulingQueue
-from kbatch.controllers.scheduler.services import SchedulerServices, go_duration
+from kbatch.controllers.scheduler.services import SchedulerServices
 from kbatch.controllers.scheduler.snapshot import Snapshot
 from kbatch.controllers.scheduler.types import PodInfo
 from kbatch.families.core import SCHEDULER_POP_FROM_BACKOFF_Q, SCHEDULER_QUEUEING_HINTS
@@ -545,8 +546,8 @@ class Scheduler:
             if waiting is None:
                 continue  # rejected meanwhile (a plugin's Unreserve rejects its siblings)
             plugin = sorted(waiting.pending)[0]  # upstream waitingPod's timer message
-            self.reject(key, plugin, f"rejected due to timeout after waiting {go_duration(waiting.timeout)} "
-                                     f"at plugin {plugin}")
+            waited = format_go_duration(waiting.timeout)
+            self.reject(key, plugin, f"rejected due to timeout after waiting {waited} at plugin {plugin}")
 
     def _pre_bind(self, state: CycleState, pod: PodInfo, node: str, now: float, first: int = 0,
                   status: Status | None = None) -> bool:

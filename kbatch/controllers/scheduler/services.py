@@ -22,7 +22,7 @@ from kbatch.runtime.events import ObjectRef
 if TYPE_CHECKING:
     from kbatch.controllers.scheduler.controller import Scheduler
 
-__all__ = ["KindEvents", "SchedulerServices", "WaitingPodHandle", "go_duration"]
+__all__ = ["KindEvents", "SchedulerServices", "WaitingPodHandle"]
 
 
 class WaitingPodHandle:
@@ -102,23 +102,6 @@ class SchedulerServices:
         """A change of a kind a plugin watches: requeue the pods whose rejecting plugins' hints
         accept it (the objects are passed to the hints as they are)."""
         self._scheduler.cluster_event(event, old, new)
-
-
-def go_duration(seconds: float) -> str:
-    """Go's ``time.Duration.String`` for whole and fractional seconds: ``10s``, ``1m0s``, ``1h0m0s``,
-    ``1.5s``, ``500ms``."""
-    if seconds == 0:
-        return "0s"
-    if seconds < 1:
-        return f"{seconds * 1000:g}ms"
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    text = f"{secs:g}s"
-    if hours or minutes:
-        text = f"{int(minutes)}m{text}"
-    if hours:
-        text = f"{int(hours)}h{text}"
-    return text
 
 
 class KindEvents:
