@@ -17,13 +17,13 @@ from typing import Any
 import typer
 
 from kbatch.cli import drain as decide
+from kbatch.cli.dry_run import DRY_RUN_SUFFIX
 
-__all__ = ["RETRY_DELAY", "SUFFIX", "WEEK", "DrainRun", "delete_pods", "evict_pods", "ref"]
+__all__ = ["RETRY_DELAY", "WEEK", "DrainRun", "delete_pods", "evict_pods", "ref"]
 
 Obj = dict[str, Any]
 RETRY_DELAY = 5.0  # NewDrainCmdOptions' EvictErrorRetryDelay
 WEEK = 168 * 3600.0  # --timeout 0: kubectl waits forever; virtual time stops after a week, as delete --wait
-SUFFIX = {"none": "", "client": " (dry run)", "server": " (server dry run)"}
 
 
 @dataclass
@@ -142,7 +142,7 @@ def _try_evict(run: DrainRun, pod: Obj, failures: list[str]) -> str:
 
     meta = pod["metadata"]
     name, namespace = meta["name"], meta.get("namespace") or "default"
-    typer.echo(f"evicting pod {namespace}/{name}{SUFFIX[run.dry_run] if run.dry_run == 'server' else ''}")
+    typer.echo(f"evicting pod {namespace}/{name}{DRY_RUN_SUFFIX[run.dry_run]}")  # none or server here
     if run.elapsed >= run.limit:
         failures.append(f'error when evicting pods/"{name}" -n "{namespace}": global timeout reached: '
                         f"{format_go_duration(run.limit)}")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 from typer.core import TyperCommand
 
+from kbatch.cli.dry_run import DRY_RUN_SUFFIX, dry_run_strategy
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import NAMESPACE, global_options
 
@@ -77,8 +78,7 @@ class Emit:
 
 
 def _check(emit: Emit) -> None:
-    if emit.dry_run not in ("none", "client", "server"):
-        raise UserError(f'Invalid dry-run value ({emit.dry_run}). Must be "none", "server", or "client".')
+    dry_run_strategy(emit.dry_run)
     if emit.output not in (None, "", "yaml", "json", "name"):
         raise UserError(f'unable to match a printer suitable for the output format "{emit.output}", allowed '
                         'formats are: json,name,yaml')
@@ -122,7 +122,7 @@ def _print(obj: Obj, emit: Emit) -> None:
     if emit.output:
         typer.echo(format_output(obj, emit.output))
         return
-    suffix = {"none": "", "client": " (dry run)", "server": " (server dry run)"}[emit.dry_run]
+    suffix = DRY_RUN_SUFFIX[emit.dry_run]
     typer.echo(f"{render_name(obj)} created{suffix}")
 
 

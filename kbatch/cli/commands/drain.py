@@ -14,8 +14,9 @@ from typing import Any
 import typer
 
 from kbatch.cli import drain as decide
-from kbatch.cli.drain_wait import SUFFIX as _SUFFIX
 from kbatch.cli.drain_wait import DrainRun, delete_pods, evict_pods, ref
+from kbatch.cli.dry_run import DRY_RUN_SUFFIX as _SUFFIX
+from kbatch.cli.dry_run import dry_run_strategy as _dry
 from kbatch.cli.errors import UserError, command
 from kbatch.cli.options import global_options
 
@@ -26,12 +27,6 @@ Obj = dict[str, Any]
 NODES = typer.Argument(None, help="Node names.")
 SELECTOR = typer.Option(None, "-l", "--selector", help="Label selector of the nodes.")
 DRY_RUN = typer.Option("none", "--dry-run", help="none, client or server.")
-
-
-def _dry(value: str) -> str:
-    if value not in _SUFFIX:  # cmdutil.GetDryRunStrategy
-        raise UserError(f'Invalid dry-run value ({value}). Must be "none", "server", or "client".')
-    return value
 
 
 def _nodes(backend: Any, names: list[str], selector: str | None, verb: str) -> list[Obj]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kbatch.cli.dry_run import DRY_RUN_SUFFIX, dry_run_strategy
 from kbatch.cli.errors import UserError, command, each_reporting
 from kbatch.cli.options import NAMESPACE, global_options
 from kbatch.cli.pairs import Edit, annotation_edit, apply_annotations, apply_labels, label_edit, split_args
@@ -84,7 +85,6 @@ class Target:
     obj: dict[str, Any]
 
 
-_SUFFIX = {"none": "", "client": " (dry run)", "server": " (server dry run)"}
 
 
 _EXAMPLE = {"labels": "pod.yaml", "annotations": "rsrc.yaml"}  # kubectl's two commands word it apart
@@ -94,8 +94,7 @@ _EXAMPLE_JSON = {"labels": "pod.json", "annotations": "rsrc.json"}
 def _check(resources: list[str], edit: Edit, field: str, list_: bool, sel: Selection,
            dry_run: str, output: str | None, files: list[str], local: bool) -> None:
     """kubectl's ``Complete``/``Validate`` refusals, in its order."""
-    if dry_run not in _SUFFIX:
-        raise UserError(f'Invalid dry-run value ({dry_run}). Must be "none", "server", or "client".')
+    dry_run_strategy(dry_run)
     if list_ and output:
         raise UserError("--list and --output may not be specified together")
     if sel.all_ and sel.labels:
@@ -204,7 +203,7 @@ def _one(backend: Backend, req: Request, target: Target, single: bool) -> str:
     if req.list_:
         return "\n".join(lines + _listing(target.info, edited, req.field, single))
     shown = edited if req.field == "labels" else out  # label prints its own object, annotate the reply
-    suffix = "" if req.local else _SUFFIX[req.dry_run]
+    suffix = "" if req.local else DRY_RUN_SUFFIX[req.dry_run]
     return "\n".join([*lines, _print(shown, req.output, word + suffix, zeros=not req.local)])
 
 

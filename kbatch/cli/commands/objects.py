@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from kbatch.cli.dry_run import DRY_RUN_SUFFIX
 from kbatch.cli.durations import duration_option
 from kbatch.cli.errors import UserError, command, each_reporting
 from kbatch.cli.options import NAMESPACE, global_options
@@ -41,7 +42,7 @@ FORCE_CONFLICTS = typer.Option(False, "--force-conflicts", help="Server-side app
 def _dry(dry_run: str) -> tuple[bool, str]:
     if dry_run not in ("none", "client", "server"):
         raise UserError(f'invalid --dry-run value "{dry_run}": use none, client or server')
-    return dry_run != "none", {"none": "", "client": " (dry run)", "server": " (server dry run)"}[dry_run]
+    return dry_run != "none", DRY_RUN_SUFFIX[dry_run]
 
 
 Sourced = tuple[str, dict[str, Any]]  # an object of a manifest and the file it came from
