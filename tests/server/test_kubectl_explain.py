@@ -55,4 +55,6 @@ def test_explain_prints_as_kubectl(served: Any, capsys: pytest.CaptureFixture[st
     except SystemExit as exit_:
         code = exit_.code if isinstance(exit_.code, int) else 1
     got = capsys.readouterr()
-    assert (code != 0, got.out, got.err) == (ref.returncode != 0, ref.stdout, ref.stderr)
+    # cmdutil.SuggestAPIResources names the running program: kubectl's words, kbatch's command
+    expected_err = ref.stderr.replace('"kubectl api-resources"', '"kbatch api-resources"')
+    assert (code != 0, got.out, got.err) == (ref.returncode != 0, ref.stdout, expected_err)

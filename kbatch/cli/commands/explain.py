@@ -46,9 +46,10 @@ def explain(ctx: typer.Context, args: list[str] | None = typer.Argument(None, he
             api_version: str | None = typer.Option(None, "--api-version",
                                                    help="The GROUP/VERSION to explain.")) -> None:
     """Describe a kind's fields from its OpenAPI schema, as kubectl explain."""
-    if not args:  # kubectl's Validate
-        raise UserError('You must specify the type of resource to explain. Use "kbatch api-resources" for a '
-                        "complete list of supported resources.")  # cmdutil.SuggestAPIResources(parent)
+    if not args:  # kubectl's Validate; cmdutil.SuggestAPIResources(parent)
+        parent = ctx.parent.command_path if ctx.parent is not None else "kbatch"
+        raise UserError("You must specify the type of resource to explain. "
+                        f'Use "{parent} api-resources" for a complete list of supported resources.')
     if len(args) > 1:
         raise UserError("We accept only this format: explain RESOURCE")
     resource = args[0]
