@@ -6,7 +6,11 @@
   ``workerLostTimeout`` is the documented exception: its copy may still run while the Workload is
   dispatched again, and is dealt with when it comes back.
 * A manager Workload whose check is Ready names the worker it was admitted on, and that worker's copy
-  is admitted unless the worker is unreachable.
+  is admitted unless the worker is unreachable. A Workload that still had a copy on a worker coming back
+  after ``workerLostTimeout`` is exempt: upstream converges on the earliest admitted copy (the returning
+  one, ``bestMatchByCondition``), removes the one dispatched meanwhile, and then cannot copy the older
+  Job status onto the manager's unsuspended Job (another ``startTime``), so it retries with the check
+  still naming the worker whose copy it removed (docs/kueue.md, MultiKueue differences).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ def _running(wl: Workload) -> bool:
     return _admitted(wl) and not any(c.type == "Finished" and c.status == "True" for c in conditions)
 
 
-def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
+def _check_invariants(world: MKWorld, reachable: dict[str, bool], stranded: set[str]) -> None:
     admitted_on: Counter[str] = Counter()
     copies: dict[str, dict[str, Workload]] = {}
     for name, worker in world.workers.items():
@@ -58,7 +62,7 @@ def _check_invariants(world: MKWorld, reachable: dict[str, bool]) -> None:
             assert cluster in world.workers
             remote = copies[cluster].get(wl.metadata.name or "")
             finished = any(c.type == "Finished" and c.status == "True" for c in wl.status.conditions or ())
-            if reachable[cluster] and not finished:
+            if reachable[cluster] and not finished and wl.metadata.name not in stranded:
                 assert remote is not None and _admitted(remote), (wl.metadata.name, cluster)
 
 
@@ -70,10 +74,13 @@ RECONNECTED = 330.0  # past the cluster controller's longest reconnect back-off 
 @given(st.lists(STEP, min_size=1, max_size=12), st.integers(0, 3))
 @example(steps=[("job", "500m", "10"), ("advance", 1.0, None), ("cut", "w1", False), ("advance", 301.0, None),
                 ("cut", "w1", True)], seed=0)
+@example(steps=[("job", "500m", "600"), ("cut", "w1", False), ("advance", 301.0, None), ("cut", "w1", True)],
+         seed=0)  # the returning copy still runs: upstream converges on it (found by CI)
 def test_admitted_on_at_most_one_worker(steps: list[tuple[str, object, object]], seed: int) -> None:
     world = MKWorld({"w1": "1", "w2": "2", "w3": "2"}, seed=seed)
     reachable = dict.fromkeys(world.workers, True)
     cut_for = dict.fromkeys(world.workers, 0.0)  # how long each worker has been cut off
+    stranded: set[str] = set()  # Workloads with a copy on a worker that came back after being lost
     jobs = 0
     for op, a, b in steps:
         elapsed = 1.0
@@ -83,6 +90,9 @@ def test_admitted_on_at_most_one_worker(steps: list[tuple[str, object, object]],
         elif op == "cut":
             name, back = str(a), bool(b)
             lost = back and not reachable[name] and cut_for[name] >= WORKER_LOST_TIMEOUT
+            if lost:
+                copies = world.workers[name].client.list(Workload).items
+                stranded.update(wl.metadata.name or "" for wl in copies)
             reachable[name] = back
             world.cut(name, reachable=back)
             world.manager.run_until_idle()
@@ -97,4 +107,4 @@ def test_admitted_on_at_most_one_worker(steps: list[tuple[str, object, object]],
         world.manager.advance(1.0)  # settled: remote events are batched for a second
         for name, up in reachable.items():
             cut_for[name] += 0.0 if up else elapsed
-        _check_invariants(world, reachable)
+        _check_invariants(world, reachable, stranded)
