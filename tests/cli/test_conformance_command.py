@@ -37,6 +37,14 @@ def test_a_selection_runs_in_process_and_prints_the_report():
     assert (failed, skipped) == (0, 0) and passed == total >= 1
 
 
+def test_the_callers_pytest_options_do_not_reach_the_suite():
+    # `kbatch conformance` reads none of the calling project's pytest configuration: PYTEST_ADDOPTS
+    # naming a plugin it does not load (xdist's -n) would otherwise fail the run as a usage error (4)
+    res = _invoke("-k", "cronjob and suspend", env={"PYTEST_ADDOPTS": "-n 2 --durations=3"})
+    assert res.exit_code == 0, res.output
+    assert "slowest" not in res.output and re.search(r"^PASS ", res.output, re.M), res.output
+
+
 def test_an_unreachable_server_is_an_error_not_a_pass():
     # nothing listens there: the target cannot be built, so every selected check errors (exit 1)
     res = _invoke("-k", "cronjob and suspend", "--server", "http://127.0.0.1:9")

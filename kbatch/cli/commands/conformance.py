@@ -167,7 +167,8 @@ def conformance(keyword: str | None = typer.Option(None, "-k", metavar="EXPRESSI
         storage = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY") or f"{tmp}/hypothesis"
         env = {**target_environment(Path(tmp), server, token, kubeconfig, context),
                "KBATCH_CONFORMANCE_SEED": str(seed), "HYPOTHESIS_STORAGE_DIRECTORY": storage,
-               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # no third-party plugin reorders or reseeds the run
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",  # no third-party plugin reorders or reseeds the run
+               "PYTEST_ADDOPTS": ""}  # nor the caller's pytest options (`-n 2` names an unloaded plugin)
         json_file = Path(tmp) / "report.json" if output == "json" else None
         args = pytest_args(suite_dir(), keyword=keyword, families=family, verbose=verbose, listing=listing,
                            json_file=json_file, junit_file=junit_xml)
