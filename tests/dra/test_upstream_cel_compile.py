@@ -401,6 +401,11 @@ LIBRARY_ROWS = [
     ("regex findAll", "'a1b22c333'.findAll('[0-9]+') == ['1', '22', '333']"),
     ("regex findAll limit", "'a1b22c333'.findAll('[0-9]+', 2) == ['1', '22']"),
     ("regex findAll limit 0", "'a1b22c333'.findAll('[0-9]+', 0) == []"),
+    # Go's regexp, not Python's: $ is the end of the text, \\d ASCII digits, and FindAllString skips an
+    # empty match where the previous match ended
+    ("regex $ is end of text", "'ab\\n'.find('b$') == '' && 'ab'.find('b$') == 'b'"),
+    ("regex \\d is ASCII", "'\u0663 7'.findAll('\\\\d') == ['7']"),
+    ("regex empty matches as Go", "'baaab'.findAll('a*') == ['', 'aaa', '']"),
     # ext.Strings(StringsVersion(2)), 1.29
     ("strings v0", "'a,b'.split(',') == ['a', 'b'] && 'abc'.indexOf('c') == 2"),
     ("strings v1 format", "'%s-%d'.format(['a', 1]) == 'a-1' && strings.quote('a') == '\"a\"'"),
@@ -457,10 +462,26 @@ def test_functions_outside_the_base_environment_are_refused(
 def test_regex_error_when_evaluated(cp: ControlPlane) -> None:
     # regex.go find: a pattern that does not compile is "Illegal regex: ..." (a runtime error; the
     # pattern may come from an attribute)
-    with pytest.raises(SelectorRuntimeError, match=r"^Illegal regex: "):
+    with pytest.raises(SelectorRuntimeError) as info:
         _matches(
             cp, f'"abc".find(device.attributes["{DRIVER}"].model) == ""', _device({"model": {"string": "("}})
         )
+    assert "Illegal regex: error parsing regexp: missing closing ): `(`" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "go_error"),
+    [
+        ("a(?=b)", "invalid or unsupported Perl syntax: `(?=`"),  # a look-ahead: Python's re takes it
+        ("(a)\\\\1", "invalid escape sequence: `\\1`"),  # a backreference
+        ("a**", "invalid nested repetition operator: `**`"),
+        ("\\\\C", "invalid escape sequence: `\\C`"),  # RE2's any-byte, which Go refuses
+    ],
+)
+def test_regex_patterns_go_refuses(cp: ControlPlane, pattern: str, go_error: str) -> None:
+    with pytest.raises(SelectorRuntimeError) as info:
+        _matches(cp, f"'abc'.find('{pattern}') == ''")
+    assert f"Illegal regex: error parsing regexp: {go_error}" in str(info.value)
 
 
 def test_transform_map_fails_as_a_selector_error(cp: ControlPlane) -> None:

@@ -3,42 +3,33 @@ environment since 1.0): ``<string>.find(regex)`` is the first match or ``""``,
 ``<string>.findAll(regex[, limit])`` every match (at most ``limit``; a negative limit means all, 0
 none). An invalid pattern is the error "Illegal regex: ...".
 
-Upstream compiles Go's RE2 syntax; kbatch compiles the pattern with Python's ``re``, which accepts the
-RE2 syntax selectors use (classes, repetition, anchors, groups) with the same leftmost-first matches;
-constructs only one of them knows (``\\C``, Python's look-arounds and backreferences) differ. Patterns
-are cached.
+Upstream compiles the pattern with Go's ``regexp`` (``FindString``, ``FindAllString``); so does kbatch,
+through :mod:`kbatch.api.goregexp`.
 """
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Callable
 from typing import Any
+
+from kbatch.api.goregexp import GoRegexp, GoRegexpError, compile_go
 
 __all__ = ["declarations"]
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
+def _compiled(pattern: str) -> GoRegexp:
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"Illegal regex: error parsing regexp: {err}") from None
+        return compile_go(pattern)
+    except GoRegexpError as err:
+        raise ValueError(f"Illegal regex: {err}") from None
 
 
 def _find(text: str, pattern: str) -> str:
-    match = _compiled(pattern).search(text)
-    return match.group(0) if match else ""
+    return _compiled(pattern).find_string(text)
 
 
 def _find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
-    found: list[str] = []
-    for match in _compiled(pattern).finditer(text):
-        if 0 <= limit <= len(found):
-            break
-        found.append(match.group(0))
-    return found
+    return _compiled(pattern).find_all_string(text, limit)
 
 
 def declarations(decl: Callable[..., Any], T: Any) -> list[Any]:
