@@ -6,8 +6,8 @@ Failure policy, run when the current attempt has a failed Job:
 * no ``failurePolicy``: ``Failed`` (``FailedJobs``) naming the first failed Job (the oldest ``Failed``
   condition);
 * otherwise the rules in order: a rule matches a failed Job when its reason is in
-  ``onJobFailureReasons``, its message matches one of ``onJobFailureMessagePatterns`` (a regular
-  expression *search*, Go's ``regexp.MatchString``) and its replicated job is in
+  ``onJobFailureReasons``, its message matches one of ``onJobFailureMessagePatterns`` (a Go regular
+  expression *search*, ``regexp.MatchString``; a pattern Go refuses is skipped) and its replicated job is in
   ``targetReplicatedJobs`` (each list empty: anything); the first rule matching any Job wins, with the
   earliest-failed Job it matches. No rule: ``RestartJobSet`` for the first failed Job.
 * ``FailJobSet``: ``Failed`` (``FailJobSetFailurePolicyAction``). ``RestartJobSet``: ``Failed``
@@ -24,10 +24,10 @@ API stores); a tie keeps the Job met first, in name order (upstream: the cache's
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from kbatch.api import jobset_constants as c
+from kbatch.api.goregexp import GoRegexpError, compile_go
 from kbatch.controllers.jobset.children import ChildError, job_restarts
 from kbatch.controllers.jobset.conditions import Draft, set_completed, set_failed
 from kbatch.controllers.jobset.views import ChildJob, FailureRule, Gates, JobSetView, RJob, RJobStatus
@@ -105,9 +105,9 @@ def first_failed(jobs: list[ChildJob]) -> ChildJob | None:
 def _pattern_matches(patterns: tuple[str, ...], message: str) -> bool:
     for pattern in patterns:
         try:
-            if re.search(pattern, message):
+            if compile_go(pattern).match_string(message):
                 return True
-        except re.error:
+        except GoRegexpError:
             continue  # upstream logs an invalid pattern and goes on
     return False
 

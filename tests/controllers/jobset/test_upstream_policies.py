@@ -131,6 +131,24 @@ def test_failure_policy_rule_is_applicable(case: str, rule: FailureRule, rjob: s
         assert _cond(draft, c.RESTARTING) == ("True", c.RESTARTING_DEFAULT_FAILURE_POLICY), case
 
 
+@pytest.mark.parametrize(("case", "patterns", "message", "applies"), [
+    # the patterns are Go regular expressions (failure_policy.go: regexp.MatchString), not Python's
+    ("$ is the end of the message", ("bug$",), "a bug\n", False),
+    ("\\d is an ASCII digit", ("exit code \\d",), "exit code \u0663", False),
+    ("a look-ahead Go refuses is skipped", ("bug(?= here)",), "bug here", False),
+    ("a back-reference Go refuses is skipped", ("(a)\\1",), "aa", False),
+    ("a refused pattern is skipped, the next one used", ("(", "bug"), "a bug", True),
+])
+def test_failure_message_patterns_are_go_regexps(case: str, patterns: tuple[str, ...], message: str,
+                                                 applies: bool) -> None:
+    rule = _rule(on_job_failure_message_patterns=patterns)
+    draft = _run(_js(rule, max_restarts=1), [_failed("test-job", 0, BACKOFF, RJ1, message)])
+    if applies:
+        assert _cond(draft, c.FAILED) == ("True", c.FAIL_JOBSET_ACTION_REASON), case
+    else:
+        assert _cond(draft, c.RESTARTING) == ("True", c.RESTARTING_DEFAULT_FAILURE_POLICY), case
+
+
 # --- TestFindFirstFailedPolicyRuleAndJob ---------------------------------------------------------------
 JOB1 = _failed("job1", 6, BACKOFF, "test-replicatedJob")
 JOB1_EARLIER = _failed("job1DupEarlierFailure", 12, BACKOFF, "test-replicatedJob")
