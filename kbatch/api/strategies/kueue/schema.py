@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +37,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from kbatch.api.errors import FieldError
+from kbatch.api.goregexp import compile_go
 from kbatch.api.quantity import Quantity
 
 __all__ = ["MISSING", "Node", "Rule", "apply_defaults", "validate", "validate_transitions"]
@@ -538,13 +538,5 @@ def _scalar(node: Node, value: Any, path: str) -> Errors:
 
 @functools.lru_cache(maxsize=8192)
 def _matches(pattern: str, value: str) -> bool:
-    return _compiled(pattern).search(value) is not None
-
-
-@functools.cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    # the patterns are anchored with ^...$ themselves; Go allows a flag group right after ``^``
-    # (``^(?i)...``), Python only at the very start
-    if pattern.startswith("^(?i)"):
-        pattern = "(?i)^" + pattern[5:]
-    return re.compile(pattern)
+    # kube-openapi's validator compiles a schema pattern with Go's regexp and searches the value
+    return compile_go(pattern).match_string(value)
