@@ -193,3 +193,13 @@ def test_cidr_passed_to_is_ip_is_refused_at_create(cp: ControlPlane) -> None:
     with pytest.raises(Invalid) as info:
         _create_class(cp, 'isIP(cidr("192.168.0.0/24"))')
     assert "found no matching overload for 'isIP' applied to '(net.CIDR)'" in str(info.value)
+
+
+@pytest.mark.parametrize(("text", "bits"), [("192.168.0.0/24", "24"), ("2001:db8::/32", "32")])
+def test_a_prefix_length_ending_in_a_newline_is_refused(cp: ControlPlane, text: str, bits: str) -> None:
+    # netip.ParsePrefix reads the length with strconv.Atoi, which refuses "24\n" (a Python ``$``
+    # anchor matched before the final newline, so kbatch took it)
+    assert _matches(cp, f'isCIDR("{text}") && !isCIDR("{text}\\n")') is True
+    with pytest.raises(SelectorRuntimeError) as info:
+        compile_selector(f'cidr("{text}\\n").prefixLength() > 0').matches(DEVICE)
+    assert str(info.value).endswith(f'netip.ParsePrefix("{text}\n"): bad bits after slash: "{bits}\\n"')

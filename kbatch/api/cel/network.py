@@ -52,7 +52,8 @@ def _parse_prefix(raw: str) -> tuple[_Addr, int]:
         addr = ipaddress.ip_address(addr_text)
     except ValueError:
         raise ValueError(problem + f'ParseAddr("{addr_text}"): unable to parse IP') from None
-    if not _BITS.match(bits_text) or int(bits_text) > addr.max_prefixlen:
+    # fullmatch: strconv.Atoi refuses "8\n" (Python's ``$`` would match before the newline)
+    if not _BITS.fullmatch(bits_text) or int(bits_text) > addr.max_prefixlen:
         raise ValueError(problem + "bad bits after slash: " + repr(bits_text).replace("'", '"'))
     if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
         raise ValueError(f'IPv4-mapped IPv6 address "{raw}" is not allowed')
