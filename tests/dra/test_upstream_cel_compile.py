@@ -502,3 +502,13 @@ def test_nested_two_variable_comprehensions_exceed_the_cost_limit(cp: ControlPla
         )
         reason, _, message = _refusal(cp, expression)
         assert (reason, message) == ("FieldValueForbidden", "Forbidden: too complex, exceeds cost limit")
+
+
+@pytest.mark.parametrize("text", ["1.0.0", "1.0.0-alpha.1", "1.0.0+build.5"])
+def test_a_semver_ending_in_a_newline_is_refused(cp: ControlPlane, text: str) -> None:
+    # blang/semver's Parse refuses "1.0.0\n" (its parts may hold only digits or alphanumerics); a
+    # Python ``$`` anchor matched before the final newline, so kbatch took it
+    assert _matches(cp, f'isSemver("{text}") && !isSemver("{text}\\n")') is True
+    with pytest.raises(SelectorRuntimeError) as info:
+        compile_selector(f'semver("{text}\\n").major() == 1').matches(_device())
+    assert f"string is not a valid SemVer: {text}\n" in str(info.value)

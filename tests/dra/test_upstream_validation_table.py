@@ -530,6 +530,20 @@ def test_slice_bad_attribute(cp: ControlPlane) -> None:
     assert causes[5][2] == "Too long: may not be more than 64 bytes"
 
 
+@pytest.mark.parametrize("version", ["1.2.3", "1.2.3-rc.1+build.5"])
+def test_slice_version_ending_in_a_newline(version: str) -> None:
+    # validateDeviceAttribute parses the version with blang/semver, which refuses a trailing "\n";
+    # a Python ``$`` anchor matched before it, so kbatch stored "1.2.3\n"
+    def versioned(text: str) -> ResourceSlice:
+        return _slice(devices=[{"name": "d0", "attributes": {"v": {"version": text}}}])
+
+    assert ControlPlane(controllers=[]).client.create(versioned(version)).metadata.uid
+    assert _causes(ControlPlane(controllers=[]), versioned(version + "\n")) == [
+        _invalid("spec.devices[0].attributes[v].version", version + "\\n",
+                 "must be a string compatible with semver.org spec 2.0.0")
+    ]
+
+
 def test_slice_device_limits(cp: ControlPlane) -> None:
     # "too-large" (128 devices), "good-taints" and "too-large-taints" (64 with taints)
     assert _causes(cp, _slice(devices=[{"name": f"d{i}"} for i in range(129)])) == [

@@ -104,7 +104,7 @@ def quantity_of(message: Any) -> Fraction:
 
 def parse_semver(text: str) -> tuple[int, int, int, tuple[Any, ...]] | None:
     """(major, minor, patch, prerelease identifiers) of a strict semver, or None."""
-    match = SEMVER_RE.match(text)
+    match = SEMVER_RE.fullmatch(text)  # blang/semver refuses "1.0.0\n"; Python's ``$`` matches before it
     if match is None:
         return None
     core, _, _ = text.partition("+")

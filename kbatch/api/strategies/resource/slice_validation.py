@@ -242,7 +242,7 @@ def _validate_attribute(attribute: DeviceAttribute, path: str) -> list[FieldErro
     if attribute.string is not None and len(attribute.string) > DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
         errs.append(FieldError.too_long(child(path, "string"), DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH))
     if attribute.version is not None:
-        if not SEMVER_RE.match(attribute.version):
+        if not SEMVER_RE.fullmatch(attribute.version):  # semver.Parse refuses a trailing "\n"
             errs.append(
                 FieldError.invalid(
                     child(path, "version"),
