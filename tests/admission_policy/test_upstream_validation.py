@@ -122,6 +122,15 @@ def test_validate_validating_admission_policy(case: str, spec: dict[str, Any], e
     assert expected in _invalid(_policy(**spec))
 
 
+@pytest.mark.parametrize("name", ["foo", "_x1", "Var_2"])
+def test_a_variable_name_ending_in_a_newline_is_not_a_cel_identifier(name: str) -> None:
+    """``isCELIdentifier``'s regexp: Go's ``$`` matches only at the end of the text, so ``"foo\\n"``
+    is refused (Python's ``$`` also matched before the final newline)."""
+    ControlPlane().server.create(_policy(variables=[{"name": name, "expression": "1"}]))
+    expected = f'spec.variables[0].name: Invalid value: "{name}\\n": name is not a valid CEL identifier'
+    assert expected in _invalid(_policy(variables=[{"name": name + "\n", "expression": "1"}]))
+
+
 BINDING_CASES = [
     ("policyName is required", dict(policyName=""), "spec.policyName: Required value"),
     (

@@ -281,7 +281,8 @@ def variable_errors(spec: ValidatingAdmissionPolicySpec | MutatingAdmissionPolic
         at = index(path, i)
         if not var.name.strip():
             errs.append(FieldError.required(child(at, "name"), "name is not specified"))
-        elif not _CEL_IDENT.match(var.name) or var.name in _CEL_RESERVED:
+        # fullmatch: Go's ``$`` is the end of the text, never before a final "\n"
+        elif not _CEL_IDENT.fullmatch(var.name) or var.name in _CEL_RESERVED:
             errs.append(FieldError.invalid(child(at, "name"), var.name, "name is not a valid CEL identifier"))
         if not var.expression.strip():
             errs.append(FieldError.required(child(at, "expression"), "expression is not specified"))
