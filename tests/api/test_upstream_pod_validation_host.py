@@ -349,3 +349,22 @@ def test_messages_are_upstreams() -> None:
         (f"{DNS}.nameservers[0]", 'Invalid value: "2001:DB8::1": must be in canonical form ("2001:db8::1")'),
         ("spec.hostPID", f"Forbidden: {WIN}"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("ip", "where"),
+    [("10.0.0.1", "spec.hostAliases[0].ip"), ("192.168.1.255", f"{DNS}.nameservers[0]")],
+)
+def test_an_ip_ending_in_a_newline_is_not_an_ip(ip: str, where: str) -> None:
+    """``IsValidIP``: ``netutils.ParseIPSloppy`` refuses ``"10.0.0.1\\n"`` too, so it is "not a valid
+    IP address" (a Python ``$`` anchor matched before the final newline: kbatch said "leading 0s")."""
+
+    def spec(value: str) -> dict[str, Any]:
+        if where.startswith(DNS):
+            return _dns("None", nameservers=[value])
+        return {"hostAliases": [{"ip": value, "hostnames": ["a"]}]}
+
+    created(pod(spec(ip)))
+    assert [(f, m) for f, _, m in causes(pod(spec(ip + "\n")))] == [
+        (where, f'Invalid value: "{ip}\\n": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')
+    ]

@@ -40,7 +40,7 @@ def ip_errors(value: str, path: str) -> list[FieldError]:
     except ValueError:
         ip = None
     if ip is None:
-        octets = _SLOPPY_V4.match(value)
+        octets = _SLOPPY_V4.fullmatch(value)  # ParseIPSloppy refuses "10.0.0.1\n": not "leading 0s"
         if octets and all(int(o) <= 255 for o in octets.groups()):  # sloppy parse keeps these
             return [FieldError.invalid(path, value, "must not have leading 0s")]
         return [FieldError.invalid(path, value, _NOT_AN_IP)]
