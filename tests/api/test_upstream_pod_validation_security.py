@@ -330,3 +330,14 @@ def test_messages_are_upstreams() -> None:
         'Invalid value: "B": must have at most 253 characters and match regex '
         "^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$",
     ]
+
+
+@pytest.mark.parametrize("name", ["kernel.msgmax", "net/ipv4/ip_local_port_range", "kernel.shm_rmid_forced"])
+def test_a_sysctl_name_ending_in_a_newline_is_refused(name: str) -> None:
+    """``IsValidSysctlName``'s regexp: Go's ``$`` matches only at the end of the text, so
+    ``"kernel.msgmax\\n"`` is refused (Python's ``$`` also matched before the final newline)."""
+    created(pod(_sc(sysctls=[{"name": name, "value": "1"}])))
+    assert [(f, m) for f, _, m in causes(pod(_sc(sysctls=[{"name": name + "\n", "value": "1"}])))] == [
+        (f"{SC}.sysctls[0].name", f'Invalid value: "{name}\\n": must have at most 253 characters and match '
+         "regex ^([a-z0-9]([-_a-z0-9]*[a-z0-9])?[\\./])*[a-z0-9]([-_a-z0-9]*[a-z0-9])?$")
+    ]

@@ -25,7 +25,8 @@ _BY_PREFIX = (("net.", "Net"), ("fs.mqueue.", "IPC"), ("user.", "User"))
 
 def is_valid_sysctl_name(name: str) -> bool:
     """At most 253 characters of dot- or slash-separated lower-case segments."""
-    return len(name) <= _MAX_LENGTH and _NAME_RE.match(name) is not None
+    # fullmatch: Go's ``$`` is the end of the text, never before a final "\n"
+    return len(name) <= _MAX_LENGTH and _NAME_RE.fullmatch(name) is not None
 
 
 def _normalize(name: str) -> str:
