@@ -260,3 +260,28 @@ def test_accepted_jobsets_always_have_valid_child_and_pod_names(name: str, rj: s
 
     assert not is_dns1035_label(f"{name}-{rj}-{replicas - 1}")
     assert not is_dns1035_label(f"{name}-{rj}-{replicas - 1}-{completions - 1}-abcde")
+
+
+@pytest.mark.parametrize(("field", "value"), [("reason", "Boom"), ("reason", "Pod:Failed_1"),
+                                              ("type", "Failed"), ("type", "example.com/Suspended")])
+def test_a_condition_field_ending_in_a_newline_does_not_match_its_pattern(
+        cp: ControlPlane, field: str, value: str) -> None:
+    """The CRD's ``pattern`` on a condition's ``reason`` and ``type`` is matched as Go's regexp matches:
+    ``$`` only at the end of the text, so ``"Boom\\n"`` is refused (Python's ``$`` matched before it)."""
+    cp.apply(jobset())
+
+    def write(text: str) -> None:
+        stored = cp.client.get(JobSet, "js", "default").to_dict()
+        condition = {"type": "Failed", "status": "True", "reason": "Boom", "message": "m",
+                     "lastTransitionTime": "2026-01-01T00:00:00Z", field: text}
+        stored["status"] = {"conditions": [condition]}
+        cp.client.update_status(JobSet.model_validate(stored))
+
+    write(value)
+    with pytest.raises(Invalid) as info:
+        write(value + "\n")
+    pattern = ("^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$" if field == "reason" else
+               r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+               r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
+    at = f"status.conditions[0].{field}"
+    assert f'{at}: Invalid value: "{value}\\n": {at} in body should match \'{pattern}\'' in info.value.message

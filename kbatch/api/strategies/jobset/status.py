@@ -45,7 +45,7 @@ def _string_rules(value: str, path: str, *, min_len: int = 0, max_len: int = 0, 
         errs.append(FieldError.invalid(path, value, _in_body(path, rule)))
     if max_len and len(value) > max_len:
         errs.append(FieldError(FieldErrorType.TOO_LONG, path, f"may not be more than {max_len} bytes"))
-    if pattern is not None and value and not pattern.match(value):
+    if pattern is not None and value and not pattern.fullmatch(value):  # Go's ``$``: never before a "\n"
         errs.append(FieldError.invalid(path, value, _in_body(path, f"should match '{fmt}'")))
     return errs
 
