@@ -41,9 +41,10 @@ def split_service_account(username: str) -> tuple[str, str] | None:
     if len(parts) != 2:
         return None
     namespace, name = parts
-    if len(namespace) > 63 or not _DNS1123_LABEL.match(namespace):
+    # fullmatch: Go's ``$`` is the end of the text, never before a final "\n"
+    if len(namespace) > 63 or not _DNS1123_LABEL.fullmatch(namespace):
         return None
-    if len(name) > 253 or not _DNS1123_SUBDOMAIN.match(name):
+    if len(name) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(name):
         return None
     return namespace, name
 

@@ -69,7 +69,8 @@ def _node_name(username: str) -> str | None:
     if not username.startswith(NODE_PREFIX):
         return None
     name = username[len(NODE_PREFIX):]
-    return name if name and len(name) <= 253 and _SUBDOMAIN.match(name) else None
+    # fullmatch: Go's ``$`` is the end of the text, never before a final "\n"
+    return name if name and len(name) <= 253 and _SUBDOMAIN.fullmatch(name) else None
 
 
 def _only_name(wanted: UserInfo) -> bool:

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kbatch.api.errors import BadRequest
-from kbatch.authz.impersonation import impersonated_user
+from kbatch.authz.impersonation import SA_PREFIX, impersonated_user, split_service_account
 from kbatch.authz.request import forbidden, request_attributes
 from kbatch.authz.user import UserInfo
 
@@ -46,6 +46,30 @@ def test_a_malformed_service_account_name_is_a_plain_user() -> None:
     """``SplitUsername`` refuses it, so it is a User impersonation without service-account groups."""
     user = impersonated_user([("impersonate-user", "system:serviceaccount:Foo:x:y")])
     assert user == UserInfo("system:serviceaccount:Foo:x:y", ("system:authenticated",))
+
+
+@pytest.mark.parametrize(("namespace", "name"), [("foo", "default"), ("kube-system", "a.b-c")])
+def test_a_service_account_name_ending_in_a_newline_is_a_plain_user(namespace: str, name: str) -> None:
+    """``SplitUsername`` checks the namespace with ``IsDNS1123Label`` and the name with
+    ``IsDNS1123Subdomain``, Go regexps whose ``$`` is the end of the text: ``"default\\n"`` is no
+    name (a Python ``$`` anchor matched before the final newline)."""
+    sa = f"{SA_PREFIX}{namespace}:{name}"
+    assert impersonated_user([("impersonate-user", sa)]) == UserInfo(
+        sa, ("system:serviceaccounts", f"system:serviceaccounts:{namespace}", "system:authenticated"))
+    for bad in (f"{sa}\n", f"{SA_PREFIX}{namespace}\n:{name}"):
+        assert impersonated_user([("impersonate-user", bad)]) == UserInfo(bad, ("system:authenticated",))
+
+
+_LABEL = st.from_regex(r"[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?", fullmatch=True)
+
+
+@given(namespace=_LABEL, name=st.lists(_LABEL, min_size=1, max_size=3).map(".".join),
+       where=st.sampled_from(["namespace", "name"]))
+def test_no_part_ending_in_a_newline_splits(namespace: str, name: str, where: str) -> None:
+    """A DNS-1123 label or subdomain never ends in a newline, whatever precedes it."""
+    assert split_service_account(f"{SA_PREFIX}{namespace}:{name}") == (namespace, name)
+    bad = f"{SA_PREFIX}{namespace}\n:{name}" if where == "namespace" else f"{SA_PREFIX}{namespace}:{name}\n"
+    assert split_service_account(bad) is None
 
 
 def test_anonymous_is_unauthenticated() -> None:

@@ -108,6 +108,23 @@ def test_a_node_is_in_system_nodes() -> None:
     assert user == UserInfo("system:node:n1", ("system:nodes", "system:authenticated"))
 
 
+@pytest.mark.parametrize("node", ["n1", "node-1.example.com"])
+def test_a_node_name_ending_in_a_newline_is_no_node(node: str) -> None:
+    """``isNodeUsername`` checks the name with ``ValidateNodeName`` (a DNS-1123 subdomain, a Go regexp
+    whose ``$`` is the end of the text): ``"system:node:n1\\n"`` is no node, so a requester allowed to
+    impersonate any node may not impersonate it (a Python ``$`` anchor matched before the newline)."""
+    rules = [
+        ("impersonate-on:arbitrary-node:list", "", "pods", "*"),
+        ("impersonate:arbitrary-node", "authentication.k8s.io", "nodes", "*"),
+    ]
+    user = check_impersonation(ME, _wanted(("impersonate-user", f"system:node:{node}")), LIST_PODS,
+                               allowing(rules))
+    assert user.groups == ("system:nodes", "system:authenticated")
+    with pytest.raises(Forbidden):
+        check_impersonation(ME, _wanted(("impersonate-user", f"system:node:{node}\n")), LIST_PODS,
+                            allowing(rules))
+
+
 def test_the_associated_node_mode_checks_every_node_name() -> None:
     bound = UserInfo(ME.name, ME.groups, ME.uid, (("authentication.kubernetes.io/node-name", ("n1",)),))
     rules = [
