@@ -26,8 +26,10 @@ from typing import Any
 import pytest
 
 from kbatch import ControlPlane
+from kbatch.api.errors import StatusError
 from kbatch.api.features import FeatureGates
 from kbatch.api.kueue_v1beta2 import ClusterQueue
+from kbatch.api.strategies.kueue.schemas import DNS_SUBDOMAIN
 from kbatch.controllers.kueue.webhooks.kinds import validate_cluster_queue
 from kbatch.families.kueue.gates import KUEUE_GATES
 
@@ -398,6 +400,17 @@ def test_empty_queueing_strategy_is_supported() -> None:
 
 def test_explicit_empty_queueing_strategy_is_outside_the_enum() -> None:
     assert create(cq(queueingStrategy="")) == [(UNSUPPORTED, "spec.queueingStrategy")]
+
+
+@pytest.mark.parametrize("cohort", ["team-a", "org.team-b"])
+def test_a_cohort_name_ending_in_a_newline_does_not_match_the_crd_pattern(cohort: str) -> None:
+    """The CRD's ``pattern`` is matched as Go's regexp matches: ``$`` only at the end of the text, so
+    ``"team-a\\n"`` is no DNS subdomain (Python's ``$`` also matched before the final newline)."""
+    assert create(cq(cohortName=cohort)) == []
+    with pytest.raises(StatusError) as info:
+        ControlPlane(controllers="kueue").apply([cq(cohortName=cohort + "\n")])
+    assert (f'spec.cohortName: Invalid value: "{cohort}\\n": spec.cohortName in body should match '
+            f"'{DNS_SUBDOMAIN}'") in info.value.message
 
 
 @pytest.mark.parametrize(("spec", "want"), [c[1:] for c in SCHEMA], ids=[c[0] for c in SCHEMA])
