@@ -104,7 +104,7 @@ def sweep_points(sweep: Any, path: str = "spec.sweep") -> list[Point]:
     axes: list[tuple[str, list[Value]]] = []
     for name, spec in sweep.items():
         where = f"{path}.{name}"
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise ExperimentError(where, "a parameter name is letters, digits and _, not a digit first")
         if name in RESERVED:
             raise ExperimentError(where, f'"{name}" is reserved for workload templates')

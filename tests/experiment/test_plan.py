@@ -35,6 +35,17 @@ def test_sweep_is_the_product_in_file_order() -> None:
     assert [p.params for p in sweep_points(None)] == [()]
 
 
+@pytest.mark.parametrize("name", ["a", "_b2", "replicas"])
+def test_a_parameter_name_ending_in_a_newline_is_refused(name: str) -> None:
+    """A name is letters, digits and _ (a quoted YAML key may end in a newline; ``${...}`` could never
+    name it). The check used ``$``, which Python also matches before a final newline."""
+    assert [p.params for p in sweep_points({name: [1]})] == [((name, 1),)]
+    with pytest.raises(ExperimentError) as err:
+        sweep_points({name + "\n": [1]})
+    assert err.value.path == f"spec.sweep.{name}\n"
+    assert err.value.message == "a parameter name is letters, digits and _, not a digit first"
+
+
 def test_substitution_keeps_types_and_reserved_names() -> None:
     out = substitute({"x": "${a}", "y": "n-${a}s", "z": ["${i}", "${name}"]}, {"a": 17})
     assert out == {"x": 17, "y": "n-17s", "z": ["${i}", "${name}"]}
