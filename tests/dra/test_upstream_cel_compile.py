@@ -512,3 +512,8 @@ def test_a_semver_ending_in_a_newline_is_refused(cp: ControlPlane, text: str) ->
     with pytest.raises(SelectorRuntimeError) as info:
         compile_selector(f'semver("{text}\\n").major() == 1').matches(_device())
     assert f"string is not a valid SemVer: {text}\n" in str(info.value)
+
+
+def test_a_semver_of_other_scripts_digits_is_refused(cp: ControlPlane) -> None:
+    # blang/semver reads ASCII digits only; Python's \d also takes Arabic-Indic ones
+    assert _matches(cp, 'isSemver("10.0.0") && !isSemver("1\u0660.0.0")') is True

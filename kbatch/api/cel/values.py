@@ -37,7 +37,8 @@ AUTHZ_TYPES = ("Authorizer", "PathCheck", "GroupCheck", "ResourceCheck", "Decisi
 _NUM = r"(0|[1-9]\d*)"
 _PRE = r"(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _BUILD = r"[0-9a-zA-Z-]+"
-SEMVER_RE = re.compile(rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$")
+# re.ASCII: \d is an ASCII digit, as blang/semver's; a caller fullmatches (Python's $ matches before "\n")
+SEMVER_RE = re.compile(rf"^{_NUM}\.{_NUM}\.{_NUM}(-{_PRE}(\.{_PRE})*)?(\+{_BUILD}(\.{_BUILD})*)?$", re.ASCII)
 
 
 def _file(package: str, names: tuple[str, ...]) -> Any:
