@@ -368,3 +368,12 @@ def test_an_ip_ending_in_a_newline_is_not_an_ip(ip: str, where: str) -> None:
     assert [(f, m) for f, _, m in causes(pod(spec(ip + "\n")))] == [
         (where, f'Invalid value: "{ip}\\n": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')
     ]
+
+
+def test_an_ip_of_other_scripts_digits_is_not_an_ip() -> None:
+    """``ParseIPSloppy`` reads ASCII digits; Python's ``\\d`` took Arabic-Indic ones ("leading 0s")."""
+    value = "\u0661\u0660.0.0.1"
+    assert [(f, m) for f, _, m in causes(pod({"hostAliases": [{"ip": value, "hostnames": ["a"]}]}))] == [
+        ("spec.hostAliases[0].ip",
+         f'Invalid value: "{value}": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')
+    ]
