@@ -74,6 +74,9 @@ def test_whoami_and_can_i_answer_for_the_account(served: Any, token: str) -> Non
 
 
 def test_the_account_may_not_impersonate_without_the_verb(served: Any, token: str) -> None:
+    # kubectl's discovery would be refused the same way (every request impersonates) and print
+    # "Forbidden: unknown": read the API groups into its cache first, as any earlier command does
+    kubectl(served, "api-resources")
     out = kubectl(served, "get", "pods", "-n", NS, f"--token={token}", "--as=jane", check=False)
     assert out.returncode == 1
     assert (f'pods is forbidden: User "{SA}" cannot impersonate-on:user-info:list resource "pods" in API '
