@@ -13,7 +13,7 @@ import re
 
 from kbatch.api.go_quote import go_quote
 
-__all__ = ["NumError", "go_parse_int", "parse_int"]
+__all__ = ["NumError", "go_parse_int", "int32", "parse_int"]
 
 _SYNTAX = re.compile(r"[+-]?[0-9]+")
 _DIGITS = re.compile(r"[0-9]*")
@@ -46,6 +46,11 @@ def go_parse_int(text: str, bits: int = 64, func: str = "ParseInt") -> int:
     if not -bound <= value < bound:
         raise NumError(func, text, RANGE)
     return value
+
+
+def int32(value: int) -> int:
+    """Go's ``int32(v)`` conversion of a wider integer: it wraps (``int32(1 << 32 | 1) == 1``)."""
+    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def parse_int(text: str, bits: int = 64) -> int | None:
