@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 from kbatch.api.errors import BadRequest, StatusError
+from kbatch.api.go_int import NumError, go_parse_int
 from kbatch.apiserver.go_json_syntax import GoSyntaxError, loads
 from kbatch.server.protobuf import PROTOBUF, decode_object
 
@@ -58,10 +59,12 @@ class Request:
         value = self.param(name)
         if value in (None, ""):
             return None
+        # upstream's parameter codec: strconv.ParseInt(v, 10, 64) (apimachinery pkg/runtime/conversion.go
+        # Convert_Slice_string_To_int64), its error as the BadRequest's message
         try:
-            return int(value)
-        except ValueError:
-            raise BadRequest(f'invalid value for query parameter {name}: "{value}"') from None
+            return go_parse_int(value)
+        except NumError as err:
+            raise BadRequest(str(err)) from None
 
     def json(self) -> Any:
         """The body as JSON; a Kubernetes protobuf body (kubectl's typed clients) is decoded to JSON."""

@@ -306,3 +306,11 @@ def test_resource_version_match_not_older_than_with_limit_reads_the_latest(serve
     assert len(page.items) == 2
     exact = server.list(Widget, "default", limit=10, resource_version=rv, resource_version_match="Exact")
     assert len(exact.items) == 3
+
+
+@pytest.mark.parametrize("rv", [" 3", "3\n", "+3", "1_0", "٣", "18446744073709551616"])
+def test_a_resource_version_is_read_as_go_parse_uint_reads_it(server: APIServer, rv: str) -> None:
+    """``APIObjectVersioner.ParseResourceVersion``: ``strconv.ParseUint(rv, 10, 64)``."""
+    fill(server, 1)
+    with pytest.raises(BadRequest, match="resourceVersion must be an integer"):
+        server.list(Widget, "default", resource_version=rv)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from kbatch.api.core_v1 import NodeSelector
 from kbatch.controllers.dra.structured import AllocatedState, AllocationError
+from kbatch.controllers.dra.structured.nodes import NodeView, selector_matches
 
 from .builders import DRIVER, allocate, exactly, gpu, make_claim, make_class, make_slice
 
@@ -264,3 +266,14 @@ def test_a_claim_config_scoped_to_subrequests_keeps_its_requests() -> None:
     )
     [result] = allocate([covering], slices, classes)
     assert [(c.source, c.requests) for c in result.devices.config] == [("FromClaim", None)]
+
+
+@pytest.mark.parametrize(("label", "bound", "matches"), [
+    ("5", "+3", True), ("1_0", "3", False), ("50", "1_0", False), ("99999999999999999999", "3", False),
+])
+def test_a_slice_node_selector_gt_reads_both_sides_with_go_parse_int(label: str, bound: str,
+                                                                     matches: bool) -> None:
+    """``labels.Requirement`` of nodeaffinity: ``strconv.ParseInt(v, 10, 64)`` on the label and the bound."""
+    selector = NodeSelector.model_validate({"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "rank", "operator": "Gt", "values": [bound]}]}]})
+    assert selector_matches(selector, NodeView("n1", {"rank": label})) is matches

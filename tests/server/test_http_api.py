@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kbatch.api.go_quote import go_quote
 from kbatch.server.warning_header import warning_text
 
 AppClient = Any
@@ -179,6 +180,22 @@ def test_malformed_requests_get_status_errors(api: AppClient, method: str, path:
     assert resp.status_code == code, resp.text
     body = resp.json()
     assert body["kind"] == "Status" and body["status"] == "Failure" and body["reason"] == reason
+
+
+@pytest.mark.parametrize(("name", "value", "reason"), [
+    ("limit", " 5", "invalid syntax"), ("limit", "5\n", "invalid syntax"), ("limit", "1_0", "invalid syntax"),
+    ("limit", "٣", "invalid syntax"), ("limit", "99999999999999999999", "value out of range"),
+])
+def test_integer_query_parameters_are_read_with_go_parse_int(api: AppClient, name: str, value: str,
+                                                             reason: str) -> None:
+    """The parameter codec's ``strconv.ParseInt(v, 10, 64)``; its error is the BadRequest's message."""
+    resp = api.get(PODS, params={name: value})
+    assert resp.status_code == 400, resp.text
+    assert resp.json()["message"] == f"strconv.ParseInt: parsing {go_quote(value)}: {reason}"
+
+
+def test_an_integer_query_parameter_may_carry_a_sign(api: AppClient) -> None:
+    assert api.get(PODS, params={"limit": "+5"}).status_code == 200
 
 
 def test_not_found_names_the_resource(api: AppClient) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kbatch.api import jobset_constants as c
+from kbatch.api.go_int import NumError, go_parse_int
 from kbatch.controllers.jobset.views import ChildJob, Gates, JobSetView, RJobStatus, Status
 
 __all__ = ["ChildError", "Children", "bucket", "job_restarts", "replicated_job_statuses", "statuses_equal"]
@@ -41,13 +42,12 @@ class Children:
 
 
 def _atoi(text: str | None, label: str) -> int:
-    """Go's ``strconv.Atoi`` of a label value (a missing label is ``""``, which does not parse)."""
-    value = text or ""
-    digits = value[1:] if value[:1] in "+-" else value
-    if not digits.isdigit() or not digits.isascii():
-        raise ChildError(f'invalid value for label {label}, must be integer: strconv.Atoi: parsing '
-                         f'"{value}": invalid syntax')
-    return int(value)
+    """Go's ``strconv.Atoi`` of a label value (a missing label is ``""``, which does not parse);
+    upstream getChildJobs (pkg/controllers/jobset_controller.go) wraps its error."""
+    try:
+        return go_parse_int(text or "", func="Atoi")
+    except NumError as err:
+        raise ChildError(f"invalid value for label {label}, must be integer: {err}") from None
 
 
 def job_restarts(js: JobSetView, rjob: str, status: Status | None = None, *,

@@ -20,6 +20,7 @@ Failed pods and pods without the annotation are not counted.
 from __future__ import annotations
 
 from kbatch.api import jobset_constants as c
+from kbatch.api.go_int import parse_int
 from kbatch.controllers.jobset.children import ChildError
 from kbatch.controllers.jobset.conditions import Draft, set_failed
 from kbatch.controllers.jobset.views import JobSetView, PodView
@@ -32,11 +33,12 @@ def _attempts(pods: tuple[PodView, ...]) -> list[int]:
     for pod in pods:
         if pod.phase == "Failed" or pod.in_place_restart_attempt is None:
             continue
-        text = pod.in_place_restart_attempt
-        if not text.isdigit():
+        # upstream strconv.Atoi, refusing a negative, then int32() (pkg/controllers/in_place_restart.go)
+        value = parse_int(pod.in_place_restart_attempt)
+        if value is None or value < 0:
             raise ChildError(f"invalid value for annotation {c.IN_PLACE_RESTART_ATTEMPT_KEY}, must be "
                              "non-negative integer")
-        out.append(int(text))
+        out.append((value + 2**31) % 2**32 - 2**31)
     return out
 
 

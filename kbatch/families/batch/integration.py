@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 from kbatch.api.batch_v1 import Job
 from kbatch.api.go_bool import parse_bool
+from kbatch.api.go_int import int32, parse_int
 from kbatch.api.jobframework import PodSet, PodSetInfo, PodSetInfoError, merge_info, restore_template
 from kbatch.api.model_copy import copy_model
 
@@ -59,11 +60,10 @@ class BatchJob:
         return count
 
     def _min_count(self) -> int | None:
+        # upstream strconv.Atoi then int32() (pkg/controller/jobs/job/job_controller.go minPodsCount)
         text = (self.job.metadata.annotations or {}).get(MIN_PARALLELISM)
-        try:
-            return int(text) if text is not None else None
-        except ValueError:
-            return None
+        value = parse_int(text) if text is not None else None
+        return int32(value) if value is not None else None
 
     def _sync_completions(self) -> bool:
         return bool(parse_bool((self.job.metadata.annotations or {}).get(COMPLETIONS_EQUAL_PARALLELISM)))

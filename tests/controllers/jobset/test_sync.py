@@ -252,3 +252,38 @@ def test_in_place_restart_raises_previous_then_current_attempt() -> None:
     assert plan.status.is_true("Failed") and plan.status.condition("Failed").reason == "ReachedMaxRestarts"
     plan = sync_jobset(js, [], T0, gates, (PodView("a", "Running", "0", max_restart_count=4),))
     assert plan.status.is_true("Failed")
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("99999999999999999999", "value out of range"),  # Atoi's int64 range; a label value may hold 20 digits
+    ("1_0", "invalid syntax"),
+])
+def test_a_restart_label_is_read_as_go_atoi_reads_it(text: str, reason: str) -> None:
+    plan = sync_jobset(make_jobset(), [ChildJob("js-workers-0", "workers", "0", text)], T0)
+    assert plan.error == ('invalid value for label jobset.sigs.k8s.io/restart-attempt, must be integer: '
+                          f'strconv.Atoi: parsing "{text}": {reason}')
+
+
+def _in_place(*attempts: str) -> object:
+    rjob = RJob("workers", replicas=1, parallelism=len(attempts), completions=len(attempts))
+    js = make_jobset(rjob, failure_policy=True, max_restarts=3, restart_strategy="InPlaceRestart")
+    pods = tuple(PodView(f"p{i}", "Running", a) for i, a in enumerate(attempts))
+    return sync_jobset(js, [], T0, Gates(in_place_restart=True), pods)
+
+
+@pytest.mark.parametrize("text, value", [("+1", 1), ("01", 1), ("-0", 0)])
+def test_an_in_place_restart_attempt_takes_what_go_atoi_takes(text: str, value: int) -> None:
+    plan = _in_place(text, str(value))
+    assert plan.error == "" and plan.status.current_in_place_restart_attempt == value
+
+
+@pytest.mark.parametrize("text", ["٣", "²", " 1", "1\n", "1_0", "-1", "", "99999999999999999999"])
+def test_an_in_place_restart_attempt_go_atoi_refuses_fails_the_reconcile(text: str) -> None:
+    plan = _in_place(text)
+    assert plan.error == ("invalid value for annotation jobset.sigs.k8s.io/in-place-restart-attempt, must be "
+                          "non-negative integer")
+
+
+def test_an_in_place_restart_attempt_is_narrowed_to_int32_as_upstream_does() -> None:
+    plan = _in_place(str(2**32 + 1), "1")  # int32(4294967297) == 1
+    assert plan.error == "" and plan.status.current_in_place_restart_attempt == 1

@@ -258,3 +258,30 @@ def test_a_pod_without_a_queue_gets_the_namespaces_default_local_queue() -> None
                 if (p.metadata.labels or {}).get("batch.kubernetes.io/job-name") == "j"]
     assert len(job_pods) == 1
     assert "kueue.x-k8s.io/managed" not in (job_pods[0].metadata.labels or {}) and gates(job_pods[0]) == []
+
+
+GROUP = {"kueue.x-k8s.io/pod-group-name": "g"}
+TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+
+
+@pytest.mark.parametrize(("value", "reason"), [
+    (" 2", 'strconv.Atoi: parsing " 2": invalid syntax'),  # upstream does not trim
+    ("2\n", 'strconv.Atoi: parsing "2\\n": invalid syntax'),
+    ("٢", 'strconv.Atoi: parsing "٢": invalid syntax'),
+    ("1_0", 'strconv.Atoi: parsing "1_0": invalid syntax'),
+    ("99999999999999999999", 'strconv.Atoi: parsing "99999999999999999999": value out of range'),
+])
+def test_the_pod_webhook_reads_the_group_total_count_with_go_atoi(value: str, reason: str) -> None:
+    """``groupTotalCount`` (``pod_controller.go``) through ``validatePodGroupMetadata``: Go's
+    ``strconv.Atoi`` error is the field error's detail."""
+    w = _world()
+    with pytest.raises(StatusError) as err:
+        w.apply(pod("p", labels=GROUP, annotations={TOTAL: value}))
+    assert f"metadata.annotations[{TOTAL}]: Invalid value: " in str(err.value)
+    assert str(err.value).endswith(reason)
+
+
+def test_the_pod_webhook_takes_a_signed_group_total_count() -> None:
+    w = _world()
+    w.apply(pod("p", labels=GROUP, annotations={TOTAL: "+1"}))
+    assert get_pod(w, "p").metadata.annotations[TOTAL] == "+1"

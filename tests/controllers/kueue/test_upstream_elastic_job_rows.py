@@ -202,3 +202,13 @@ def test_the_admitted_slice_follows_the_label_when_a_scale_up_replaces_it() -> N
         "kueue.x-k8s.io/workload-slice-replacement-for": f"default/{admitted.metadata.name}",
     }
     assert _priorities(w) == [("high-wpc", 300), ("high-wpc", 300)]
+
+
+@pytest.mark.parametrize(("value", "want"), [("+3", 3), (" 3", None), ("1_0", None), ("٣", None),
+                                            ("4294967297", 1)])
+def test_the_min_parallelism_annotation_is_read_with_atoi_then_int32(value: str, want: int | None) -> None:
+    """``minPodsCount`` (``job_controller.go``): ``strconv.Atoi``, ignored where it fails, then
+    ``int32()``."""
+    j = make_job(parallelism=4)
+    j["metadata"]["annotations"] = {"kueue.x-k8s.io/job-min-parallelism": value}
+    assert BatchJob(Job.model_validate(j)).pod_sets()[0].min_count == want

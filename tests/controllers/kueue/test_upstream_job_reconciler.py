@@ -412,3 +412,12 @@ def test_a_child_job_is_suspended_when_its_parents_workload_loses_admission() ->
     assert not w.admitted(name)
     assert w.cp.client.get(Job, "child", "default").spec.suspend is True
     assert ("Normal", "Suspended", "Kueue managed child job suspended") in w.events("child")
+
+
+def test_a_maximum_execution_time_beyond_int32_is_not_passed_to_the_workload() -> None:
+    """kbatch's own row: the webhook's ``strconv.Atoi`` takes 3000000000, but
+    ``MaximumExecutionTimeSecondsForObject`` reads it with ``ParseInt(v, 10, 32)`` and leaves it unset."""
+    w = world(nominal="0")
+    w.apply(make_job(labels={"kueue.x-k8s.io/max-exec-time-seconds": "3000000000"}))
+    w.cp.run_until_idle()
+    assert workload_of(w).spec.maximum_execution_time_seconds is None

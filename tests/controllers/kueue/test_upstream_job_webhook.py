@@ -459,3 +459,25 @@ def test_validate_job_on_update_queue_name(
         assert _update(cp, make_job(queue=old_queue, suspend=False)) is None
     got = _update(cp, make_job(queue=new_queue, suspend=not started))
     assert got == (denial(want) if want is not None else None)
+
+
+# --- kbatch's own rows: the annotation and label are read with Go's strconv.Atoi -------------------------
+@pytest.mark.parametrize(("value", "want"), [
+    ("+3", None),  # Atoi takes a sign
+    ("4294967297", None),  # Atoi takes it; upstream compares int32(v) == 1 with the pods count
+    ("3\n", denial(FieldError.invalid(
+        _a(MIN_PARALLELISM), "3\n", 'strconv.Atoi: parsing "3\\n": invalid syntax'))),
+    ("99999999999999999999", denial(FieldError.invalid(
+        _a(MIN_PARALLELISM), "99999999999999999999",
+        'strconv.Atoi: parsing "99999999999999999999": value out of range'))),
+])
+def test_the_partial_admission_annotation_is_read_as_go_atoi_reads_it(value: str, want: str | None) -> None:
+    job = make_job(parallelism=4, completions=6, annotations={MIN_PARALLELISM: value})
+    assert _outcome(_plane(), job) == want
+
+
+def test_a_maximum_execution_time_out_of_atois_range_is_refused() -> None:
+    text = "99999999999999999999"
+    job = make_job(parallelism=4, completions=4, indexed=True, labels={MAX_EXEC: text})
+    assert _outcome(_plane(), job) == denial(
+        FieldError.invalid(_q(MAX_EXEC), text, f'strconv.Atoi: parsing "{text}": value out of range'))

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kbatch.api.go_int import parse_int
+
 __all__ = ["NodeView", "node_matches", "selector_matches"]
 
 
@@ -32,9 +34,9 @@ def _requirement(req: Any, values: Mapping[str, str]) -> bool:
     if op == "DoesNotExist":
         return not present
     if op in ("Gt", "Lt") and present and len(wanted) == 1:
-        try:
-            have, bound = int(values[req.key]), int(wanted[0])
-        except ValueError:
+        # labels.Requirement (apimachinery pkg/labels/selector.go): both sides by strconv.ParseInt(v, 10, 64)
+        have, bound = parse_int(values[req.key]), parse_int(wanted[0])
+        if have is None or bound is None:
             return False
         return have > bound if op == "Gt" else have < bound
     return False

@@ -25,6 +25,7 @@ from typing import Any
 
 from kbatch.api.core_v1 import Toleration
 from kbatch.api.errors import NotFound
+from kbatch.api.go_int import parse_int
 from kbatch.api.jobframework import PodSetInfo, info_from_template, merge_info
 from kbatch.api.kueue_v1beta2 import (
     PodSet,
@@ -72,11 +73,9 @@ def queue_name(obj: Any) -> str:
 
 
 def max_execution_time(obj: Any) -> int | None:
+    # upstream strconv.ParseInt(v, 10, 32), nil on error or <= 0 (pkg/controller/jobframework/utils.go)
     text = (obj.metadata.labels or {}).get(MAX_EXEC_TIME_LABEL)
-    try:
-        value = int(text) if text is not None else None
-    except ValueError:
-        return None
+    value = parse_int(text, 32) if text is not None else None
     return value if value is not None and value > 0 else None
 
 

@@ -20,6 +20,7 @@ import hashlib
 from typing import Any
 
 from kbatch.api.core_v1 import Pod, PodSchedulingGate, PodTemplateSpec
+from kbatch.api.go_int import NumError, go_parse_int
 from kbatch.api.go_marshal import go_marshal
 from kbatch.api.jobframework import PodSet, TopologySource
 from kbatch.api.kueue_v1beta2.constants import QUEUE_LABEL
@@ -97,12 +98,10 @@ def group_total_count(pod: Any) -> tuple[int | None, str]:
     text = annotations_of(pod).get(GROUP_TOTAL_COUNT)
     if text is None:
         return None, f"failed to extract '{GROUP_TOTAL_COUNT}' annotation"
-    try:
-        value = int(text.strip()) if text.strip().lstrip("+-").isdigit() else None
-    except ValueError:
-        value = None
-    if value is None:
-        return None, f'strconv.Atoi: parsing "{text}": invalid syntax'
+    try:  # upstream strconv.Atoi, untrimmed (pkg/controller/jobs/pod/pod_controller.go)
+        value = go_parse_int(text, func="Atoi")
+    except NumError as err:
+        return None, str(err)
     if value < 1:
         return None, (
             f"incorrect annotation value '{GROUP_TOTAL_COUNT}={text}': "

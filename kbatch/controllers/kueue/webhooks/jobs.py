@@ -28,12 +28,12 @@ webhook named after the kind, as upstream's ``v<kind>.kb.io``).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kbatch.api.core_v1 import Namespace
 from kbatch.api.errors import FieldError, Forbidden, NotFound
 from kbatch.api.go_bool import parse_bool
+from kbatch.api.go_int import NumError, go_parse_int, int32
 from kbatch.api.kueue_v1beta2 import WorkloadPriorityClass
 from kbatch.api.kueue_v1beta2.constants import (
     DEFAULT_LOCAL_QUEUE,
@@ -71,10 +71,11 @@ _ANNOTATIONS = "metadata.annotations"
 
 
 def _go_atoi(text: str) -> tuple[int | None, str]:
-    """Go's ``strconv.Atoi``: an optional sign and decimal digits."""
-    if re.fullmatch(r"[+-]?[0-9]+", text):
-        return int(text), ""
-    return None, f'strconv.Atoi: parsing "{text}": invalid syntax'
+    """Go's ``strconv.Atoi`` (int64 range), and its error text where it fails."""
+    try:
+        return go_parse_int(text, func="Atoi"), ""
+    except NumError as err:
+        return None, str(err)
 
 
 class _JobWebhook:
@@ -301,7 +302,8 @@ def _min_parallelism(job: Any) -> list[FieldError]:
     if value is None:
         return [FieldError.invalid(path, text, problem)]
     count = _pods_count(job)
-    if value >= count or value <= 0:
+    # upstream compares int32(v) with the pods count (pkg/controller/jobs/job/job_webhook.go)
+    if int32(value) >= count or value <= 0:
         return [FieldError.invalid(path, value, f"should be between 0 and {count - 1}")]
     return []
 
