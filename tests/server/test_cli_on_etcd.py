@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from kbatch.testing.etcd import EtcdProcess
 from tests.server import test_serve_etcd as on_etcd
 from tests.server.test_serve_etcd import JOBS, Server, wait_until
@@ -70,8 +72,10 @@ def test_get_watch_on_etcd_prints_what_other_processes_write(etcd: EtcdProcess, 
 
     first = _kbatch(etcd, tmp_path, "apply", "-f", "-", input_=JOB)
     assert first.returncode == 0, first.stderr
-    watcher = subprocess.Popen([sys.executable, "-m", "kbatch.cli", "--state", str(tmp_path / "cli"), "get",
-                                "jobs", "-w", "--request-timeout", "2m", "--etcd-servers", etcd.url],
+    # -X faulthandler: should the interrupted watcher hang, SIGABRT makes it print every thread's stack
+    watcher = subprocess.Popen([sys.executable, "-X", "faulthandler", "-m", "kbatch.cli", "--state",
+                                str(tmp_path / "cli"), "get", "jobs", "-w", "--request-timeout", "2m",
+                                "--etcd-servers", etcd.url],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(watcher.stdout.readline, "")),  # type: ignore[union-attr]
@@ -85,7 +89,12 @@ def test_get_watch_on_etcd_prints_what_other_processes_write(etcd: EtcdProcess, 
                    "the Job another process created, as a watch event")
     finally:
         os.kill(watcher.pid, signal.SIGINT)
-        code = watcher.wait(timeout=30)
+        try:
+            code = watcher.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            watcher.send_signal(signal.SIGABRT)
+            _, stderr = watcher.communicate(timeout=30)
+            pytest.fail(f"the watcher did not end on SIGINT; its threads:\n{stderr}")
     reader.join(timeout=10)
     assert code == 0, watcher.stderr.read() if watcher.stderr else ""  # interrupted: a clean end, as kubectl
     assert lines[0].split() == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
