@@ -194,6 +194,15 @@ def test_integer_query_parameters_are_read_with_go_parse_int(api: AppClient, nam
     assert resp.json()["message"] == f"strconv.ParseInt: parsing {go_quote(value)}: {reason}"
 
 
+@pytest.mark.parametrize("watch", [False, True])
+def test_timeout_seconds_is_decoded_on_a_list_too_and_before_limit(api: AppClient, watch: bool) -> None:
+    """The parameter codec decodes all of ListOptions, in its field order, before either path."""
+    params = {"timeoutSeconds": "soon", "limit": "many", **({"watch": "true"} if watch else {})}
+    resp = api.get(PODS, params=params)
+    assert resp.status_code == 400, resp.text
+    assert resp.json()["message"] == 'strconv.ParseInt: parsing "soon": invalid syntax'
+
+
 def test_an_integer_query_parameter_may_carry_a_sign(api: AppClient) -> None:
     assert api.get(PODS, params={"limit": "+5"}).status_code == 200
 
