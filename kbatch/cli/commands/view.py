@@ -362,6 +362,9 @@ def _watch(backend: Backend, info: Any, ns: str | None, selector: str | None, fi
         events.close()
 
 
+_SIGNAL_SLICE = 0.25  # seconds a watch waits for the store before it checks for a pending signal
+
+
 def _pushed_events(stream: Any, timeout: int) -> Iterator[dict[str, Any]]:
     """A pull-based store watch as a blocking iterator: wait for the store's notify, then poll; end
     after ``timeout`` seconds (``--request-timeout``; 0: until interrupted)."""
@@ -379,7 +382,9 @@ def _pushed_events(stream: Any, timeout: int) -> Iterator[dict[str, Any]]:
             left = None if deadline is None else deadline - clock.now()
             if left is not None and left <= 0:
                 return
-            woken.wait(left)
+            # in slices: the kernel may deliver Ctrl-C to one of gRPC's threads, and the main thread
+            # only runs Python's handler (KeyboardInterrupt) once its own wait returns
+            woken.wait(_SIGNAL_SLICE if left is None else min(left, _SIGNAL_SLICE))
             woken.clear()
     finally:
         stream.close()
