@@ -13,9 +13,10 @@ import re
 
 from kbatch.api.go_quote import go_quote
 
-__all__ = ["NumError", "go_parse_int", "int32", "parse_int"]
+__all__ = ["NumError", "go_parse_int", "int32", "parse_int", "parse_uint"]
 
 _SYNTAX = re.compile(r"[+-]?[0-9]+")
+_UNSIGNED = re.compile(r"[0-9]+")
 _DIGITS = re.compile(r"[0-9]*")
 _UINT64_MAX = (1 << 64) - 1
 SYNTAX, RANGE = "invalid syntax", "value out of range"
@@ -59,3 +60,11 @@ def parse_int(text: str, bits: int = 64) -> int | None:
         return go_parse_int(text, bits)
     except NumError:
         return None
+
+
+def parse_uint(text: str) -> int | None:
+    """``strconv.ParseUint(text, 10, 64)``: ASCII digits, no sign, below 2**64; ``None`` otherwise."""
+    digits = text.lstrip("0")
+    if not _UNSIGNED.fullmatch(text) or len(digits) > 20 or int(digits or "0") > _UINT64_MAX:
+        return None
+    return int(digits or "0")

@@ -25,12 +25,12 @@ Upstream semantics (``staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go`` 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kbatch.api.errors import BadRequest, Expired, FieldError, Invalid, StatusCause, StatusDetails, Timeout
+from kbatch.api.go_int import parse_uint
 from kbatch.api.meta import ListMeta, Resource, ResourceList
 from kbatch.api.selectors import (
     FieldSelector,
@@ -103,9 +103,6 @@ class Filter:
         return lambda entry: labels(entry[2]) and fields.matches(entry[3])
 
 
-_UNSIGNED = re.compile(r"[0-9]+")
-
-
 def make_filter(kind: Kind, label_selector: str | None, field_selector: str | None) -> Filter:
     fields = parse_field_selector(field_selector)
     check_field_selector(fields, kind.info, custom_resource=kind.info.group not in BUILTIN_GROUPS)
@@ -116,14 +113,15 @@ def parse_revision(resource_version: str | None) -> int | None:
     """``None`` for unset/"0" (latest), else the revision (``BadRequest`` when not a number)."""
     if resource_version is None or resource_version in ("", "0"):
         return None
-    if resource_version.startswith("-") and _UNSIGNED.fullmatch(resource_version[1:]):
+    magnitude = resource_version[1:]
+    if resource_version.startswith("-") and magnitude.isascii() and magnitude.isdigit():
         raise BadRequest(f'Invalid value: "{resource_version}": resourceVersion must be non-negative')
     # upstream APIObjectVersioner.ParseResourceVersion: strconv.ParseUint(rv, 10, 64), so no sign,
     # blanks, underscores or other scripts' digits, and nothing past uint64
-    digits = resource_version.lstrip("0")
-    if not _UNSIGNED.fullmatch(resource_version) or len(digits) > 20 or int(digits or "0") >= 1 << 64:
+    value = parse_uint(resource_version)
+    if value is None:
         raise BadRequest(f'Invalid value: "{resource_version}": resourceVersion must be an integer')
-    return int(digits or "0")
+    return value
 
 
 MATCHES = ("Exact", "NotOlderThan")

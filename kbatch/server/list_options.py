@@ -16,7 +16,7 @@ from __future__ import annotations
 from kbatch.api.errors import FieldError, Invalid
 from kbatch.server.http import Request
 
-__all__ = ["decode_integers", "validate_list_request", "validate_watch_request"]
+__all__ = ["validate_list_request", "validate_watch_request"]
 
 _GROUP_KIND = "ListOptions.meta.k8s.io"
 _NOT_OLDER_THAN = "NotOlderThan"
@@ -50,17 +50,17 @@ def watch_errors(send_initial_events: bool, match: str, continue_: str) -> list[
 
 
 def validate_list_request(req: Request) -> None:
-    decode_integers(req)
+    _decode_integers(req)
     _raise(list_errors(req.param("sendInitialEvents") is not None))
 
 
 def validate_watch_request(req: Request) -> None:
-    decode_integers(req)
+    _decode_integers(req)
     _raise(watch_errors(req.param("sendInitialEvents") is not None, req.param("resourceVersionMatch") or "",
                         req.param("continue") or ""))
 
 
-def decode_integers(req: Request) -> None:
+def _decode_integers(req: Request) -> None:
     """The parameter codec decodes every ListOptions field before validation, for a list and a watch
     alike, in the struct's order (``Convert_url_Values_To_v1_ListOptions``): a bad ``timeoutSeconds``
     is a BadRequest on a plain list too, and is named before a bad ``limit``."""

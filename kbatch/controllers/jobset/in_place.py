@@ -20,7 +20,7 @@ Failed pods and pods without the annotation are not counted.
 from __future__ import annotations
 
 from kbatch.api import jobset_constants as c
-from kbatch.api.go_int import parse_int
+from kbatch.api.go_int import int32, parse_int
 from kbatch.controllers.jobset.children import ChildError
 from kbatch.controllers.jobset.conditions import Draft, set_failed
 from kbatch.controllers.jobset.views import JobSetView, PodView
@@ -38,7 +38,7 @@ def _attempts(pods: tuple[PodView, ...]) -> list[int]:
         if value is None or value < 0:
             raise ChildError(f"invalid value for annotation {c.IN_PLACE_RESTART_ATTEMPT_KEY}, must be "
                              "non-negative integer")
-        out.append((value + 2**31) % 2**32 - 2**31)
+        out.append(int32(value))
     return out
 
 
